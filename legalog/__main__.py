@@ -1,0 +1,3 @@
+from legalog.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,106 @@
+"""One program, end to end: parse, lower, solve the rules, decide, rewrite, verify.
+
+Each call runs the engine on its own program's facts and nothing else: no state leaks from one
+program to the next (the engine restores its rules-only database after every evaluation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
+from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
+from legalog.analyzer.verifier import verify
+from legalog.extractor.lower import Lowering, lower
+from legalog.ir.errors import ParseError
+from legalog.ir.model import Program
+from legalog.ir.parser import parse
+from legalog.ir.printer import print_program
+from legalog.rewriter.graph_boundary import legalize_graphs
+from legalog.rules.engine import Derived, RuleProgram, evaluate
+
+PASS_RULES = ("base", "invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control")
+RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+
+Status = Literal["legal", "rewritten", "rejected", "error"]
+
+
+class LegalizeError(Exception):
+    """`legalize` found something the runtime cannot record; `diagnostics` says what."""
+
+    def __init__(self, diagnostics: tuple[Diagnostic, ...], path: str | None = None) -> None:
+        self.diagnostics = diagnostics
+        self.path = path
+        lines = [f"{path or '<input>'}:{d.line}:{d.column}: {d.code} {d.message}" for d in diagnostics]
+        super().__init__("\n".join(lines))
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything legalog concluded about one program."""
+
+    path: str | None
+    program: Program | None
+    diagnostics: tuple[Diagnostic, ...]
+    graphs: tuple[GraphDecision, ...] = ()
+    legalized: Program | None = None
+    lowering: Lowering | None = field(default=None, repr=False, compare=False)
+    derived: Derived | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def status(self) -> Status:
+        if self.program is None:
+            return "error"
+        if self.errors:
+            return "rejected"
+        return "rewritten" if self.legalized is not None and self.legalized != self.program else "legal"
+
+    def legalized_text(self) -> str | None:
+        if self.status in ("error", "rejected") or self.legalized is None:
+            return None
+        return print_program(self.legalized)
+
+
+def pass_rules() -> RuleProgram:
+    return RuleProgram.load(PASS_RULES)
+
+
+def solve(program: Program, runtime: str = "host_build_graph") -> tuple[Lowering, Derived]:
+    """Lower a program and evaluate every pass rule over its facts."""
+    lowering = lower(program, runtime)
+    return lowering, evaluate(pass_rules(), lowering.facts.as_mapping())
+
+
+def analyze(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Analysis:
+    """Analyse one dump (text, or an already parsed Program).  Never raises for bad input: an
+    unreadable dump is an Analysis with status `error` and a PARSE diagnostic."""
+    if runtime not in RUNTIMES:
+        raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
+    try:
+        program = parse(source, path) if isinstance(source, str) else source
+    except ParseError as err:
+        return Analysis(path, None, (parse_diagnostic(err),))
+    lowering, derived = solve(program, runtime)
+    graphs = graph_decisions(program, lowering, derived)
+    diagnostics = graph_diagnostics(program, lowering, derived)
+    legalized = None
+    if not any(d.severity == "error" for d in diagnostics):
+        legalized = legalize_graphs(program, graphs)
+        if legalized != program:
+            diagnostics += verify(legalized, runtime)
+    ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
+    return Analysis(path, program, ordered, graphs, legalized, lowering, derived)
+
+
+def legalize(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Program:
+    """The legalized program, or `LegalizeError` carrying every error diagnostic."""
+    result = analyze(source, path, runtime)
+    if result.errors or result.legalized is None:
+        raise LegalizeError(result.errors, path)
+    return result.legalized
+

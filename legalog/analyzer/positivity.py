@@ -1,0 +1,613 @@
+"""The Z3 positivity prover: is `core_num >= 1` at an SPMD launch?
+
+LegalizeSpmdLaunches keeps a launch unchanged only when `core_num >= 1` follows from the pure
+scalar SSA bindings, the enclosing loop ranges and the enclosing branch conditions; otherwise it
+guards the launch with `if core_num > 0`.  This module decides that implication with Z3:
+
+* proven   — (context ∧ core_num < 1) is unsat;
+* refuted  — it is sat, and the model is the counterexample (`core_num = 0 when n = 1`);
+* unknown  — the solver ran out of its resource budget.  Never reported as proven or refuted.
+
+Soundness rule: anything the encoder does not understand (a tensor read, an unknown call, a
+float, true division, bit operations) becomes a fresh unconstrained Int named after its source
+text.  An unconstrained symbol can only make a proof fail, never make a false one succeed.
+
+Reproducibility: every query runs in its own Z3 context with a fixed `random_seed` and an
+`rlimit` (a deterministic step budget), never a wall-clock timeout, so the same goal always gets
+the same verdict and the same model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+import z3
+
+from legalog.ir.model import (
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    Const,
+    DictExpr,
+    Dotted,
+    Expr,
+    Keyword,
+    ListExpr,
+    Name,
+    Opaque,
+    Subscript,
+    TupleExpr,
+    UnaryOp,
+)
+
+__all__ = [
+    "DEFAULT_RLIMIT",
+    "DEFAULT_SEED",
+    "CORE_NUM",
+    "LoopRange",
+    "PositivityGoal",
+    "Verdict",
+    "Outcome",
+    "prove",
+    "smt2",
+    "fold_constant",
+    "expr_text",
+]
+
+Outcome: TypeAlias = Literal["proven", "refuted", "unknown"]
+
+# A budget in Z3's deterministic resource units.  The corpus goals need a few thousand; this is
+# generous enough for small nonlinear goals and still bounded, so a hard goal ends as "unknown".
+DEFAULT_RLIMIT = 5_000_000
+DEFAULT_SEED = 0
+# The key under which the counterexample reports the launch count itself.
+CORE_NUM = "core_num"
+
+# Integer dtypes whose `pl.cast` is treated as the identity (overflow is not modelled).
+_INT_DTYPES = frozenset(
+    {"INDEX", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64"}
+)
+_MIN_MAX = {"pl.min": "min", "min": "min", "pl.max": "max", "max": "max"}
+_ABS = frozenset({"abs", "pl.abs"})
+_CAST = frozenset({"pl.cast"})
+# Shape queries: pure functions of an immutable shape, so equal text means equal value, and a
+# dimension is never negative.
+_DIM_CALLS = frozenset({"pl.tensor.dim", "pl.tile.dim"})
+
+
+# ------------------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class LoopRange:
+    """An enclosing `for index in pl.range(start, stop, step)`."""
+
+    index: str
+    start: Expr
+    stop: Expr
+    step: Expr = Const(1)
+
+
+@dataclass(frozen=True)
+class PositivityGoal:
+    """Everything known at one launch.
+
+    `bindings` are the SSA scalar definitions visible there (name -> defining expr); they are
+    asserted as equalities with the name kept symbolic, so a range fact about `remaining` still
+    applies to `((remaining + 15) // 16) * 4`.  `facts` are the enclosing branch conditions with
+    their polarity (True: then-path, False: else-path).  `nonneg` names are known to be >= 0
+    (dynamic dimensions, `pl.tensor.dim` results).
+    """
+
+    core_num: Expr
+    bindings: Mapping[str, Expr] = field(default_factory=dict)
+    facts: Sequence[tuple[Expr, bool]] = ()
+    loops: Sequence[LoopRange] = ()
+    nonneg: frozenset[str] = frozenset()
+
+
+# ------------------------------------------------------------------------------------- output
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer for one goal.
+
+    `counterexample` (refuted only) maps the free symbols — parameters, loop indices, opaque
+    leaves by their source text — and `CORE_NUM` to model values, sorted by name.
+    `literal_nonpositive` marks a core_num that constant-folds to a value <= 0 (its own
+    diagnostic: the DSL parser rejects it, no guard is emitted).  `used` lists, for a proof, the
+    assumptions Z3 needed (an unsat core), so an explanation never re-derives anything.
+    """
+
+    outcome: Outcome
+    counterexample: dict[str, int]
+    reason: str
+    literal_nonpositive: bool = False
+    used: tuple[str, ...] = ()
+
+    @property
+    def proven(self) -> bool:
+        return self.outcome == "proven"
+
+    def describe_counterexample(self) -> str:
+        """`core_num = 0 when n = 1` (or just `core_num = 0` with no free symbol)."""
+        return _describe(self.counterexample)
+
+
+def _describe(cex: Mapping[str, int]) -> str:
+    if CORE_NUM not in cex:
+        return ""
+    head = f"{CORE_NUM} = {cex[CORE_NUM]}"
+    rest = [f"{k} = {v}" for k, v in cex.items() if k != CORE_NUM]
+    return f"{head} when {', '.join(rest)}" if rest else head
+
+
+# ------------------------------------------------------------------------------ source text
+
+
+def expr_text(e: Expr) -> str:
+    """Python-like source text of an expression; names opaque symbols and labels assumptions."""
+    match e:
+        case Name(id=i):
+            return i
+        case Const(value=v, dtype=None):
+            return repr(v)
+        case Const(value=v, dtype=d):
+            return f"pl.const({v!r}, {d})"
+        case Dotted(path=p):
+            return p
+        case Opaque(text=t):
+            return t
+        case BinOp(op=op, left=l, right=r):
+            return f"{_operand_text(l)} {op} {_operand_text(r)}"
+        case UnaryOp(op="not", operand=x):
+            return f"not {_operand_text(x)}"
+        case UnaryOp(op=op, operand=x):
+            return f"{op}{_operand_text(x)}"
+        case Compare(op=op, left=l, right=r):
+            return f"{_operand_text(l)} {op} {_operand_text(r)}"
+        case BoolOp(op=op, values=vs):
+            return f" {op} ".join(_operand_text(v) for v in vs)
+        case Call(func=f, args=args, kwargs=kws):
+            return f"{f}({', '.join([*map(expr_text, args), *map(_kw_text, kws)])})"
+        case ListExpr(elts=es):
+            return f"[{', '.join(map(expr_text, es))}]"
+        case TupleExpr(elts=es):
+            return f"({', '.join(map(expr_text, es))}{',' if len(es) == 1 else ''})"
+        case DictExpr(keys=ks, values=vs):
+            return "{" + ", ".join(f"{expr_text(k)}: {expr_text(v)}" for k, v in zip(ks, vs)) + "}"
+        case Subscript(value=v, index=i):
+            return f"{_operand_text(v)}[{expr_text(i)}]"
+    return repr(e)
+
+
+def _operand_text(e: Expr) -> str:
+    # Parenthesise compound operands: exact precedence does not matter for a label, ambiguity does.
+    compound = isinstance(e, (BinOp, UnaryOp, Compare, BoolOp))
+    return f"({expr_text(e)})" if compound else expr_text(e)
+
+
+def _kw_text(k: Keyword) -> str:
+    return f"{k.name}={expr_text(k.value)}"
+
+
+# ---------------------------------------------------------------------------- constant folding
+
+
+def _py_floordiv(a: int, b: int) -> int:
+    return a // b
+
+
+def _py_mod(a: int, b: int) -> int:
+    return a % b
+
+
+_FOLD_BINOPS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "//": _py_floordiv,
+    "%": _py_mod,
+}
+
+
+def fold_constant(e: Expr) -> int | None:
+    """The integer value of an expression built only from integer literals, else None.
+
+    Uses Python's own operators, so `//` and `%` floor exactly as PyPTO's DSL does.
+    """
+    match e:
+        case Const(value=bool() as v):
+            return int(v)
+        case Const(value=int() as v):
+            return v
+        case UnaryOp(op="-" | "+" as op, operand=x):
+            v = fold_constant(x)
+            return None if v is None else (-v if op == "-" else v)
+        case BinOp(op=op, left=l, right=r) if op in _FOLD_BINOPS:
+            a, b = fold_constant(l), fold_constant(r)
+            if a is None or b is None or (op in ("//", "%") and b == 0):
+                return None
+            return _FOLD_BINOPS[op](a, b)
+        case Call(func=f, args=args) if f in _MIN_MAX and args:
+            vals = [fold_constant(a) for a in args]
+            if any(v is None for v in vals):
+                return None
+            return (min if _MIN_MAX[f] == "min" else max)(vals)  # type: ignore[type-var]
+        case Call(func=f, args=(x,)) if f in _ABS:
+            v = fold_constant(x)
+            return None if v is None else abs(v)
+        case Call(func=f, args=(x, *_)) if f in _CAST and _cast_dtype(e) in _INT_DTYPES:
+            return fold_constant(x)
+    return None
+
+
+def _cast_dtype(call: Call) -> str | None:
+    """The target dtype's short name (`INT64`) of a `pl.cast`, or None when not spelled out."""
+    dt = call.args[1] if len(call.args) > 1 else call.kwarg("dtype") or call.kwarg("target_type")
+    match dt:
+        case Dotted(path=p):
+            return p.rsplit(".", 1)[-1]
+        case Name(id=i):
+            return i.rsplit(".", 1)[-1]
+    return None
+
+
+# ------------------------------------------------------------------------------------- encoder
+
+
+@dataclass
+class _Assumption:
+    label: str
+    formula: z3.BoolRef
+
+
+class _Encoder:
+    """Translates IR expressions into Z3 terms in one private context.
+
+    Side conditions (binding equalities, loop ranges, non-negativity) accumulate in `assumptions`
+    with a human-readable label each, so a proof can report which ones it used.
+    """
+
+    def __init__(self, goal: PositivityGoal, ctx: z3.Context) -> None:
+        self.ctx = ctx
+        self.bindings = goal.bindings
+        self.nonneg = goal.nonneg
+        self.assumptions: list[_Assumption] = []
+        self.names: dict[str, z3.ArithRef] = {}
+        self.free: dict[str, z3.ArithRef] = {}  # display name -> symbol, for counterexamples
+        self._opaque_count: dict[str, int] = {}
+        self._dims: dict[str, z3.ArithRef] = {}
+
+    # -- public entry points
+
+    def int_of(self, e: Expr) -> z3.ArithRef:
+        return self._as_int(self._encode(e))
+
+    def bool_of(self, e: Expr) -> z3.BoolRef:
+        return self._as_bool(self._encode(e))
+
+    def assume(self, label: str, formula: z3.BoolRef) -> None:
+        self.assumptions.append(_Assumption(label, formula))
+
+    def declare_loop_index(self, name: str) -> z3.ArithRef:
+        """A loop index is a free symbol even if a stale binding of the same name exists."""
+        sym = z3.Int(name, self.ctx)
+        self.names[name] = sym
+        self.free[name] = sym
+        return sym
+
+    # -- sorts: Python mixes bools and ints freely, Z3 does not
+
+    def _as_int(self, t: z3.ExprRef) -> z3.ArithRef:
+        if z3.is_bool(t):
+            return z3.If(t, z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx))
+        return t  # type: ignore[return-value]
+
+    def _as_bool(self, t: z3.ExprRef) -> z3.BoolRef:
+        return t if z3.is_bool(t) else t != 0  # type: ignore[return-value]
+
+    # -- dispatch
+
+    def _encode(self, e: Expr) -> z3.ExprRef:
+        match e:
+            case Name(id=i):
+                return self._name(i)
+            case Const():
+                return self._const(e)
+            case BinOp():
+                return self._binop(e)
+            case UnaryOp():
+                return self._unary(e)
+            case Compare():
+                return self._compare(e)
+            case BoolOp():
+                return self._boolop(e)
+            case Call():
+                return self._call(e)
+        return self._opaque(e)
+
+    def _name(self, name: str) -> z3.ArithRef:
+        if name in self.names:
+            return self.names[name]
+        # Register before encoding the definition, so a (malformed) cyclic binding terminates.
+        sym = z3.Int(name, self.ctx)
+        self.names[name] = sym
+        if name in self.nonneg:
+            self.assume(f"{name} >= 0", sym >= 0)
+        definition = self.bindings.get(name)
+        if definition is None or _is_opaque_leaf(definition):
+            # No usable definition: the name itself is the free symbol users recognise.
+            self.free[name] = sym
+        else:
+            self.assume(f"{name} = {expr_text(definition)}", sym == self.int_of(definition))
+        return sym
+
+    def _const(self, c: Const) -> z3.ExprRef:
+        match c.value:
+            case bool() as v:
+                return z3.BoolVal(v, self.ctx)
+            case int() as v:
+                return z3.IntVal(v, self.ctx)
+        return self._opaque(c)  # floats, strings, None: not integer arithmetic
+
+    def _binop(self, e: BinOp) -> z3.ExprRef:
+        if e.op not in ("+", "-", "*", "//", "%", "<<", ">>", "**"):
+            return self._opaque(e)  # `/` is true division (float); bit ops are not modelled
+        a = self.int_of(e.left)
+        if e.op in ("<<", ">>", "**"):
+            return self._power_like(e, a)
+        b = self.int_of(e.right)
+        match e.op:
+            case "+":
+                return a + b
+            case "-":
+                return a - b
+            case "*":
+                return a * b
+            case "//":
+                return self._floordiv(a, b, fold_constant(e.right))
+        return self._mod(a, b, fold_constant(e.right))
+
+    def _power_like(self, e: BinOp, a: z3.ArithRef) -> z3.ExprRef:
+        """`x << k`, `x >> k`, `x ** k` for a small literal k; anything else is opaque."""
+        k = fold_constant(e.right)
+        if k is None or not 0 <= k <= 62:
+            return self._opaque(e)
+        if e.op == "<<":
+            return a * (2**k)
+        if e.op == ">>":
+            return self._floordiv(a, z3.IntVal(2**k, self.ctx), 2**k)  # arithmetic shift floors
+        if k > 8:
+            return self._opaque(e)
+        result: z3.ArithRef = z3.IntVal(1, self.ctx)
+        for _ in range(k):
+            result = result * a
+        return result
+
+    def _floordiv(self, a: z3.ArithRef, b: z3.ArithRef, b_const: int | None) -> z3.ArithRef:
+        """Python's `a // b` (floor).
+
+        Z3's integer `div` is Euclidean: it agrees with floor division for b > 0 but not for
+        b < 0 (Z3: -7 div -2 == 4, Python: -7 // -2 == 3).  Since floor(a/b) == floor(-a/-b),
+        a negative divisor is handled by negating both operands.  b == 0 stays Z3's
+        unspecified value: the program would have failed before launching anyway.
+        """
+        if b_const is not None and b_const > 0:
+            return a / b  # linear, and readable in the SMT-LIB dump
+        if b_const is not None and b_const < 0:
+            return (-a) / (-b)
+        return z3.If(b > 0, a / b, (-a) / (-b))
+
+    def _mod(self, a: z3.ArithRef, b: z3.ArithRef, b_const: int | None) -> z3.ArithRef:
+        """Python's `a % b`: the remainder takes the sign of b (a == b * (a // b) + a % b)."""
+        if b_const is not None and b_const > 0:
+            return a % b  # Z3's Euclidean mod agrees with Python's for a positive divisor
+        return a - b * self._floordiv(a, b, b_const)
+
+    def _unary(self, e: UnaryOp) -> z3.ExprRef:
+        match e.op:
+            case "not":
+                return z3.Not(self.bool_of(e.operand))
+            case "-":
+                return -self.int_of(e.operand)
+            case "+":
+                return self.int_of(e.operand)
+        return -self.int_of(e.operand) - 1  # `~x` on Python ints
+
+    def _compare(self, e: Compare) -> z3.BoolRef:
+        a, b = self.int_of(e.left), self.int_of(e.right)
+        match e.op:
+            case "==":
+                return a == b
+            case "!=":
+                return a != b
+            case "<":
+                return a < b
+            case "<=":
+                return a <= b
+            case ">":
+                return a > b
+        return a >= b
+
+    def _boolop(self, e: BoolOp) -> z3.ExprRef:
+        terms = [self._encode(v) for v in e.values]
+        if all(z3.is_bool(t) for t in terms):
+            return (z3.And if e.op == "and" else z3.Or)(*terms)
+        # Python value semantics: `a or b` is a if a is truthy else b; `a and b` the mirror.
+        result = self._as_int(terms[-1])
+        for t in reversed(terms[:-1]):
+            ti = self._as_int(t)
+            truthy = self._as_bool(t)
+            result = z3.If(truthy, ti, result) if e.op == "or" else z3.If(truthy, result, ti)
+        return result
+
+    def _call(self, e: Call) -> z3.ExprRef:
+        if e.func in _MIN_MAX and e.args and not e.kwargs:
+            return self._min_max(_MIN_MAX[e.func], [self.int_of(a) for a in e.args])
+        if e.func in _ABS and len(e.args) == 1:
+            x = self.int_of(e.args[0])
+            return z3.If(x >= 0, x, -x)
+        if e.func in _CAST and e.args and _cast_dtype(e) in _INT_DTYPES:
+            return self.int_of(e.args[0])  # identity on integers; wrap-around is not modelled
+        if e.func in _DIM_CALLS:
+            return self._dim(e)
+        return self._opaque(e)
+
+    def _min_max(self, kind: str, xs: list[z3.ArithRef]) -> z3.ArithRef:
+        result = xs[0]
+        for x in xs[1:]:
+            pick_x = x < result if kind == "min" else x > result
+            result = z3.If(pick_x, x, result)
+        return result
+
+    def _dim(self, e: Call) -> z3.ArithRef:
+        """A shape query: one shared non-negative symbol per distinct source text."""
+        text = expr_text(e)
+        if text not in self._dims:
+            sym = z3.Int(text, self.ctx)
+            self._dims[text] = sym
+            self.free[text] = sym
+            self.assume(f"{text} >= 0", sym >= 0)
+        return self._dims[text]
+
+    def _opaque(self, e: Expr) -> z3.ArithRef:
+        """A fresh unconstrained Int per occurrence (equal text need not mean equal value:
+        a tensor read may observe a later write).  `#` never occurs in an identifier, so the
+        Z3 name cannot capture a program variable."""
+        text = expr_text(e)
+        k = self._opaque_count.get(text, 0) + 1
+        self._opaque_count[text] = k
+        sym = z3.Int(f"{text}#{k}", self.ctx)
+        self.free[text if k == 1 else f"{text}#{k}"] = sym
+        return sym
+
+
+def _is_opaque_leaf(e: Expr) -> bool:
+    """A definition the encoder cannot look into at all (so equating it adds nothing)."""
+    match e:
+        case Const(value=int()):
+            return False
+        case Const():
+            return True
+        case Call(func=f):
+            return not (f in _MIN_MAX or f in _ABS or f in _CAST or f in _DIM_CALLS)
+        case BinOp(op=op):
+            return op not in ("+", "-", "*", "//", "%", "<<", ">>", "**")
+    return isinstance(e, (Opaque, Dotted, Subscript, ListExpr, TupleExpr, DictExpr))
+
+
+# ------------------------------------------------------------------------------------- queries
+
+
+@dataclass
+class _Query:
+    encoder: _Encoder
+    core: z3.ArithRef
+    negated_goal: z3.BoolRef
+
+
+def _build(goal: PositivityGoal, ctx: z3.Context) -> _Query:
+    enc = _Encoder(goal, ctx)
+    # Loop indices first, so a binding mentioning the index meets the loop's symbol.
+    for loop in goal.loops:
+        _encode_loop(enc, loop)
+    for cond, polarity in goal.facts:
+        b = enc.bool_of(cond)
+        text = expr_text(cond)
+        enc.assume(text if polarity else f"not ({text})", b if polarity else z3.Not(b))
+    core = enc.int_of(goal.core_num)
+    return _Query(enc, core, core < 1)
+
+
+def _encode_loop(enc: _Encoder, loop: LoopRange) -> None:
+    """The body runs only for start <= i < stop (positive step) or stop < i <= start (negative),
+    on the step's lattice when the step is a literal."""
+    i = enc.declare_loop_index(loop.index)
+    start, stop, step = enc.int_of(loop.start), enc.int_of(loop.stop), enc.int_of(loop.step)
+    span = f"{expr_text(loop.start)}, {expr_text(loop.stop)}, {expr_text(loop.step)}"
+    label = f"{loop.index} in range({span})"
+    k = fold_constant(loop.step)
+    if k is None:
+        up = z3.And(step > 0, start <= i, i < stop)
+        down = z3.And(step < 0, stop < i, i <= start)
+        enc.assume(label, z3.Or(up, down))
+    elif k > 0:
+        enc.assume(label, z3.And(start <= i, i < stop, (i - start) % k == 0))
+    elif k < 0:
+        enc.assume(label, z3.And(stop < i, i <= start, (start - i) % (-k) == 0))
+    # k == 0 raises at run time: the body never runs with any particular i, so assume nothing.
+
+
+def _solver(ctx: z3.Context, rlimit: int, seed: int) -> z3.Solver:
+    s = z3.Solver(ctx=ctx)
+    s.set("random_seed", seed)
+    s.set("rlimit", rlimit)
+    return s
+
+
+def prove(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEFAULT_SEED) -> Verdict:
+    """Decide `core_num >= 1` under the goal's bindings, facts, loops and non-negative names."""
+    literal = fold_constant(goal.core_num)
+    if literal is not None:
+        return _literal_verdict(literal)
+    ctx = z3.Context()
+    q = _build(goal, ctx)
+    s = _solver(ctx, rlimit, seed)
+    trackers: dict[str, str] = {}
+    for n, a in enumerate(q.encoder.assumptions):
+        tracker = f"@{n}"  # not an identifier: cannot collide with a program name
+        trackers[tracker] = a.label
+        s.assert_and_track(a.formula, z3.Bool(tracker, ctx))
+    s.add(q.negated_goal)
+    result = s.check()
+    if result == z3.unsat:
+        return _proven(s, trackers)
+    if result == z3.sat:
+        return _refuted(s.model(), q)
+    return Verdict("unknown", {}, f"solver gave up: {s.reason_unknown()}")
+
+
+def _literal_verdict(value: int) -> Verdict:
+    if value >= 1:
+        return Verdict("proven", {}, f"literal core_num {value} >= 1")
+    return Verdict(
+        "refuted", {CORE_NUM: value}, f"literal core_num {value} is not positive", literal_nonpositive=True
+    )
+
+
+def _proven(s: z3.Solver, trackers: Mapping[str, str]) -> Verdict:
+    # Keep the assertion order (deterministic and readable) rather than Z3's core order.
+    core_names = {str(b) for b in s.unsat_core()}
+    used = tuple(label for tracker, label in trackers.items() if tracker in core_names)
+    why = "; ".join(used) if used else "the expression alone"
+    return Verdict("proven", {}, f"core_num >= 1 follows from {why}", used=used)
+
+
+def _refuted(model: z3.ModelRef, q: _Query) -> Verdict:
+    values = {name: _model_int(model, sym) for name, sym in q.encoder.free.items() if name != CORE_NUM}
+    values[CORE_NUM] = _model_int(model, q.core)
+    cex = dict(sorted(values.items()))
+    return Verdict("refuted", cex, f"core_num can be < 1: {_describe(cex)}")
+
+
+def _model_int(model: z3.ModelRef, t: z3.ArithRef) -> int:
+    return model.eval(t, model_completion=True).as_long()  # type: ignore[union-attr]
+
+
+def smt2(goal: PositivityGoal) -> str:
+    """The SMT-LIB2 text of the query (sat means refuted), with each assumption's label as a
+    comment header, for debugging dumps."""
+    ctx = z3.Context()
+    q = _build(goal, ctx)
+    s = z3.Solver(ctx=ctx)
+    for a in q.encoder.assumptions:
+        s.add(a.formula)
+    s.add(q.negated_goal)
+    header = [f"; goal: {expr_text(goal.core_num)} >= 1 (query: its negation)"]
+    header += [f"; assume: {a.label}" for a in q.encoder.assumptions]
+    return "\n".join(header) + "\n" + s.to_smt2()

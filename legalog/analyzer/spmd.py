@@ -1,0 +1,570 @@
+"""LegalizeSpmdLaunches, the decisions: prove `core_num >= 1` at every SPMD launch, or guard it.
+
+Spec: seeds/legalize_spmd_launches.en.txt.  For each SPMD launch in an Orchestration (or Opaque)
+function — `pl.spmd_submit(self.k, ...)`, or a call to a `FunctionType.Spmd` function carrying a
+core_num — the goal handed to the Z3 prover (`positivity.prove`) is built from the IR around it:
+the enclosing branch conditions with their polarity, the enclosing loop ranges, the pure scalar
+SSA bindings visible at the launch (kept as names, so a range fact about `remaining` still holds
+for `((remaining + 15) // 16) * 4` even after Simplify drops a redundant guard), and the names
+known to be non-negative (module dynamic dimensions, `pl.tensor.dim` results).
+
+* proven                  -> `proven`, nothing to do (runtime-allocated outputs are then fine);
+* literal core_num <= 0   -> `rejected`, SP303 (the DSL parser rejects that spelling);
+* refuted or unknown      -> `guarded` (SP310, info) when the output contract holds, else
+  `rejected`: SP301 (one diagnostic listing every missing Out/InOut tensor with its zero-based
+  parameter index), SP302 (an escaping result with no existing tensor to preserve, or compiler
+  GM pipe scratch shared with another use).
+
+Launches inside Graph functions are LegalizeGraphBoundary's (GB121) and are skipped here.
+
+The output contract and result liveness are rules (legalog/rules/spmd.pyd); this module reads
+them.  The argument -> parameter mapping is computed here in Python (see `map_arguments`).
+
+`preflight(program)` repeats the arithmetic check as codegen does: every launch that is not
+proven positive is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from legalog.analyzer.diagnostics import Diagnostic, diagnostic
+from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
+from legalog.extractor.lower import LOOP_KINDS, Lowering, loop_bounds, lower, var_name
+from legalog.ir.model import (
+    Assign,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    Const,
+    DictExpr,
+    Expr,
+    For,
+    Function,
+    If,
+    Name,
+    Program,
+    Return,
+    ScalarType,
+    Stmt,
+    TensorType,
+    TupleType,
+    Type,
+    UnaryOp,
+    While,
+    With,
+)
+from legalog.ir.printer import print_expr
+from legalog.rules.engine import Derived, RuleProgram, evaluate
+
+__all__ = [
+    "LaunchDecision",
+    "ResultSlot",
+    "SpmdOutcome",
+    "analyze_spmd",
+    "decide_launches",
+    "evaluate_spmd",
+    "map_arguments",
+    "preflight",
+    "spmd_rules",
+]
+
+LaunchOutcome = Literal["proven", "guarded", "rejected"]
+
+SCALAR_CALLS = frozenset({"pl.min", "pl.max", "min", "max", "abs", "pl.abs", "pl.cast"})
+DIM_CALLS = frozenset({"pl.tensor.dim", "pl.tile.dim"})
+_SSA_SUFFIX = re.compile(r"__[a-z]+_v\d+")
+
+
+# ------------------------------------------------------------------------------------ decisions
+
+
+@dataclass(frozen=True)
+class ResultSlot:
+    """One return slot of a launch's result (callee return order; a Submit's TaskId last).
+
+    `preserved` is the caller's own argument the empty path yields for a tensor slot (the callee
+    parameter this return writes back, mapped to the caller argument); `type` is the type the
+    rewrite gives the slot: the caller buffer's type when known, else the launch's own.
+    """
+
+    index: int
+    task_id: bool
+    escapes: bool
+    preserved: str | None
+    type: Type | None
+
+
+@dataclass(frozen=True)
+class LaunchDecision:
+    function: str
+    callee: str
+    line: int
+    column: int
+    core_num: str
+    outcome: LaunchOutcome
+    counterexample: dict[str, int] | None = None
+    reason: str = ""
+    # What the rewriter needs to find and rebuild the launch:
+    target: str | None = None  # the launch's Assign target in `function` (None: expression statement)
+    form: str = "spmd_submit"  # "spmd_submit" or "call"
+    tuple_result: bool = True  # the result is a tuple projected by `target[i]`
+    slots: tuple[ResultSlot, ...] = ()
+    dead_bindings: tuple[str, ...] = ()  # dead projection/alias targets the guard removes
+    scratch: tuple[str, ...] = ()  # gm_pipe_buffer_* creates that move into the positive branch
+    missing_outputs: tuple[tuple[str, int], ...] = ()  # (callee parameter, zero-based index)
+
+    def to_json(self) -> dict[str, object]:
+        """CONTRACT.md's `launches` entry."""
+        data: dict[str, object] = {
+            "function": self.function, "line": self.line, "callee": self.callee,
+            "core_num": self.core_num, "outcome": self.outcome,
+        }  # fmt: skip
+        if self.counterexample is not None:
+            data["counterexample"] = dict(self.counterexample)
+        return data
+
+
+@dataclass(frozen=True)
+class SpmdOutcome:
+    launches: tuple[LaunchDecision, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def guarded(self) -> tuple[LaunchDecision, ...]:
+        return tuple(d for d in self.launches if d.outcome == "guarded")
+
+    @property
+    def rejected(self) -> bool:
+        return any(d.severity == "error" for d in self.diagnostics)
+
+
+# ------------------------------------------------------------------------------------- engine
+
+
+def spmd_rules() -> RuleProgram:
+    return RuleProgram.load(["base", "spmd"])
+
+
+def evaluate_spmd(lowering: Lowering) -> Derived:
+    return evaluate(spmd_rules(), lowering.facts.as_mapping())
+
+
+def analyze_spmd(program: Program, runtime: str = "host_build_graph") -> SpmdOutcome:
+    """Lower, evaluate base+spmd, decide."""
+    lowering = lower(program, runtime)
+    return decide_launches(program, lowering, evaluate_spmd(lowering))
+
+
+# ----------------------------------------------------------------------------- argument mapping
+
+
+def map_arguments(directions: list[str], n_args: int) -> list[int | None] | None:
+    """Parameter index -> argument index (None: an omitted output), PyPTO's greedy mapping.
+
+    Done in Python rather than Datalog: an output is skipped whenever the remaining arguments only
+    cover the remaining In parameters, i.e. the first `n_args - #In` outputs (parameter order) are
+    supplied.  Expressing that needs counts over possibly empty sets, which pyDatalog's `len_`
+    answers with no row at all (a launch with zero arguments is legal).  None: the arguments do
+    not cover the In parameters, or there are more arguments than parameters.
+    """
+    required = sum(1 for d in directions if d == "In")
+    if n_args > len(directions) or n_args < required:
+        return None
+    mapping: list[int | None] = []
+    arg_index = 0
+    remaining_required = required
+    for d in directions:
+        if d == "In":
+            remaining_required -= 1
+        elif n_args - arg_index <= remaining_required:
+            mapping.append(None)
+            continue
+        mapping.append(arg_index)
+        arg_index += 1
+    return mapping
+
+
+# --------------------------------------------------------------------------------- launch sites
+
+
+@dataclass
+class _Context:
+    bindings: dict[str, Expr]
+    facts: tuple[tuple[Expr, bool], ...]
+    loops: tuple[LoopRange, ...]
+    nonneg: set[str]
+
+
+def _is_scalar_arith(e: Expr) -> bool:
+    """PyPTO's IsScalarArithmetic: a Var, integer/bool literal, binary or unary expression (PyPTO's
+    min/max are binary and cast unary; a call or a tensor read is not)."""
+    match e:
+        case Name() | BinOp() | UnaryOp() | Compare() | BoolOp():
+            return True
+        case Const(value=v):
+            return isinstance(v, (int, bool))
+        case Call(func=f):
+            return f in SCALAR_CALLS
+    return False
+
+
+def _scalar_binding(s: Assign) -> bool:
+    if len(s.targets) != 1:
+        return False
+    if isinstance(s.type, ScalarType):
+        return s.type.dtype != "TASK_ID"
+    # Printed IR annotates single bindings; a bare one counts only when it is plainly arithmetic.
+    if s.type is not None:
+        return False
+    return isinstance(s.value, (BinOp, UnaryOp)) or (isinstance(s.value, Call) and s.value.func in SCALAR_CALLS)
+
+
+def _launch_contexts(fn: Function, prefix: str, dims: tuple[str, ...]) -> dict[int, _Context]:
+    """The context at every launch statement of `fn`: id(stmt) -> the scalar bindings visible there,
+    the enclosing branch facts, loops, and the non-negative names."""
+    out: dict[int, _Context] = {}
+    loop_calls = {f"{prefix}.{k}" for k in LOOP_KINDS}
+
+    def block(body: tuple[Stmt, ...], ctx: _Context) -> None:
+        for s in body:
+            value = getattr(s, "value", None)
+            if isinstance(value, Call) and _core_num(value) is not None:  # snapshot launches only
+                out[id(s)] = _Context(dict(ctx.bindings), ctx.facts, ctx.loops, set(ctx.nonneg))
+            match s:
+                case Assign(targets=(target,), value=value):
+                    if isinstance(value, Call) and value.func in DIM_CALLS:
+                        ctx.nonneg.add(target)
+                        ctx.bindings[target] = value
+                    elif _scalar_binding(s) and _is_scalar_arith(value):
+                        ctx.bindings[target] = value
+                case If(cond=cond, body=then, orelse=orelse):
+                    block(then, _scoped(ctx, facts=((cond, True),)))
+                    block(orelse, _scoped(ctx, facts=((cond, False),)))
+                case For(index=index, iterable=iterable, body=inner):
+                    loops: tuple[LoopRange, ...] = ()
+                    if index is not None and isinstance(iterable, Call) and iterable.func in loop_calls:
+                        if (bounds := loop_bounds(iterable)) is not None:
+                            loops = (LoopRange(index, *bounds),)
+                    block(inner, _scoped(ctx, loops=loops))
+                case While(body=inner):
+                    block(inner, _scoped(ctx))
+                case With(body=inner):
+                    block(inner, ctx)  # scopes are transparent: their bindings stay visible
+
+    block(fn.body, _Context({}, (), (), set(dims)))
+    return out
+
+
+def _scoped(ctx: _Context, facts: tuple[tuple[Expr, bool], ...] = (), loops: tuple[LoopRange, ...] = ()) -> _Context:
+    return _Context(dict(ctx.bindings), ctx.facts + facts, ctx.loops + loops, set(ctx.nonneg))
+
+
+def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
+    """Name -> type for the function's parameters and annotated bindings; loop-carried and phi
+    names take the type of the value that initialises them (printed IR leaves them bare)."""
+    types: dict[str, Type] = {p.name: p.type for p in fn.params}
+    flows: list[tuple[str, Expr]] = []
+
+    def block(body: tuple[Stmt, ...]) -> None:
+        for s in body:
+            match s:
+                case Assign(targets=targets, type=t, value=value):
+                    if t is not None and len(targets) == 1:
+                        types[targets[0]] = t
+                    if isinstance(value, Call) and value.func == f"{prefix}.yield_":
+                        flows.extend(zip(targets, value.args))
+                case For(iter_args=iter_args, iterable=iterable, body=inner):
+                    if isinstance(iterable, Call) and (init := iterable.kwarg("init_values")) is not None:
+                        elts = init.elts if hasattr(init, "elts") else ()
+                        flows.extend(zip(iter_args, elts))
+                    block(inner)
+                case If(body=then, orelse=orelse):
+                    block(then)
+                    block(orelse)
+                case While(body=inner) | With(body=inner):
+                    block(inner)
+
+    block(fn.body)
+    for _ in range(len(flows) + 1):
+        changed = False
+        for name, value in flows:
+            if name not in types and isinstance(value, Name) and value.id in types:
+                types[name] = types[value.id]
+                changed = True
+        if not changed:
+            break
+    return types
+
+
+def _is_tensor(t: Type | None) -> bool:
+    return t is None or (isinstance(t, TensorType) and t.kind == "Tensor")
+
+
+def readable(name: str) -> str:
+    """A counterexample name without its SSA suffix (`n__ssa_v0` -> `n`)."""
+    return _SSA_SUFFIX.sub("", name) or name
+
+
+def describe(cex: Mapping[str, int]) -> str:
+    """`core_num = 0 when n = 1`, names without SSA suffixes."""
+    if CORE_NUM not in cex:
+        return ""
+    rest = [f"{readable(k)} = {v}" for k, v in cex.items() if k != CORE_NUM]
+    head = f"{CORE_NUM} = {cex[CORE_NUM]}"
+    return f"{head} when {', '.join(rest)}" if rest else head
+
+
+# -------------------------------------------------------------------------------------- decide
+
+
+def _core_num(call: Call) -> Expr | None:
+    if (x := call.kwarg("core_num")) is not None:
+        return x
+    attrs = call.kwarg("attrs")
+    return attrs.get("core_num") if isinstance(attrs, DictExpr) else None
+
+
+def _launch_args(call: Call, form: str) -> tuple[Expr, ...]:
+    return call.args[1:] if form != "call" else call.args
+
+
+def _return_count(callee: Function) -> int:
+    for s in callee.body:
+        if isinstance(s, Return):
+            return len(s.values)
+    return len(callee.returns or ())
+
+
+def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> SpmdOutcome:
+    """One decision per SPMD launch of an Orchestration/Opaque function, in source order."""
+    by_fn: dict[str, dict[int, _Context]] = {}
+    types_by_fn: dict[str, dict[str, Type]] = {}
+    slot_escapes: dict[str, set[int]] = {}
+    for e, p in derived["slot_escapes"]:
+        slot_escapes.setdefault(str(e), set()).add(int(p))
+    all_escape = {str(r[0]) for r in derived["all_slots_escape"]}
+    value_escapes = {str(r[0]) for r in derived["value_escapes"]}
+    ret_params: dict[str, dict[int, int]] = {}
+    for e, p, i in derived["spmd_ret_param"]:
+        ret_params.setdefault(str(e), {}).setdefault(int(p), int(i))
+    out_params: dict[str, list[tuple[int, str]]] = {}
+    for c, i, pv in derived["spmd_out_param"]:
+        out_params.setdefault(str(c), []).append((int(i), var_name(str(pv))))
+    dead: dict[str, list[tuple[str, str]]] = {}
+    for e, s, w in derived["dead_result_binding"]:
+        dead.setdefault(str(e), []).append((str(s), var_name(str(w))))
+    scratch: dict[str, set[str]] = {}
+    for e, v, _s in derived["scratch_arg"]:
+        scratch.setdefault(str(e), set()).add(var_name(str(v)))
+    shared: dict[str, set[str]] = {}
+    for e, v in derived["shared_scratch"]:
+        shared.setdefault(str(e), set()).add(var_name(str(v)))
+
+    decisions: list[LaunchDecision] = []
+    diags: list[Diagnostic] = []
+    order = {f.name: k for k, f in enumerate(program.functions)}
+    sites = sorted(derived["spmd_site"], key=lambda r: (order.get(str(r[1]), 0), _span_key(lowering, str(r[0]))))
+    for e, f, c, s in sites:
+        e, f, c, s = str(e), str(f), str(c), str(s)
+        fn, callee = program.function(f), program.function(c)
+        call, stmt = lowering.exprs[e], lowering.stmts[s]
+        if fn is None or callee is None or not isinstance(call, Call):
+            continue
+        if f not in by_fn:
+            by_fn[f] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
+            types_by_fn[f] = _var_types(fn, program.prefix)
+        decision, found = _decide_one(
+            program, fn, callee, call, stmt, by_fn[f].get(id(stmt)), types_by_fn[f],
+            _Facts(
+                escapes=slot_escapes.get(e, set()), all_escape=e in all_escape, value_escapes=e in value_escapes,
+                ret_params=ret_params.get(e, {}), out_params=sorted(out_params.get(c, [])),
+                dead=tuple(sorted({w for _, w in dead.get(e, [])})),
+                scratch=tuple(sorted(scratch.get(e, set()))), shared=tuple(sorted(shared.get(e, set()))),
+            ),
+        )  # fmt: skip
+        decisions.append(decision)
+        diags.extend(found)
+    return SpmdOutcome(tuple(decisions), tuple(sorted(diags, key=lambda d: (order.get(d.function or "", 0), d.sort_key))))
+
+
+def _span_key(lowering: Lowering, e: str) -> tuple[int, int]:
+    x = lowering.exprs[e]
+    span = getattr(x, "span", None)
+    return (span.line, span.col) if span is not None else (0, 0)
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What the rules derived about one launch."""
+
+    escapes: set[int]
+    all_escape: bool
+    value_escapes: bool
+    ret_params: dict[int, int]
+    out_params: list[tuple[int, str]]
+    dead: tuple[str, ...] = ()
+    scratch: tuple[str, ...] = ()
+    shared: tuple[str, ...] = field(default=())
+
+
+def _decide_one(
+    program: Program, fn: Function, callee: Function, call: Call, stmt: Stmt, ctx: _Context | None,
+    types: dict[str, Type], facts: _Facts,
+) -> tuple[LaunchDecision, list[Diagnostic]]:  # fmt: skip
+    prefix = program.prefix
+    form = "call" if call.func.startswith("self.") else "spmd_submit"
+    count = _core_num(call)
+    assert count is not None  # the rules only list launches with a core_num
+    count_text = print_expr(count, prefix)
+    line, col = call.span.line, call.span.col
+    target = stmt.targets[0] if isinstance(stmt, Assign) and len(stmt.targets) == 1 else None
+    base = dict(function=fn.name, callee=callee.name, line=line, column=col, core_num=count_text,
+                target=target, form=form)  # fmt: skip
+
+    ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
+    goal = PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg))
+    verdict = prove(goal)
+    if verdict.proven:
+        return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
+
+    def diag(code: str, message: str, subject: str | None = None, fixable: bool = False) -> Diagnostic:
+        return diagnostic(code, message, line, col, function=fn.name, subject=subject or callee.name, fixable=fixable)
+
+    diags: list[Diagnostic] = []
+    op = callee.name
+    # The output contract: every Tensor Out/InOut parameter gets a caller-provided argument.
+    args = _launch_args(call, form)
+    mapping = map_arguments([p.direction for p in callee.params], len(args))
+    arguments: list[Expr | None] = [None] * len(callee.params)
+    if mapping is None:
+        diags.append(diag("SP301", f"launch '{op}' passes {len(args)} arguments to {len(callee.params)} parameters "
+                                   f"({sum(p.direction == 'In' for p in callee.params)} In); every In parameter and "
+                                   "every preallocated Out/InOut tensor must be passed in parameter order."))
+    else:
+        arguments = [args[k] if k is not None else None for k in mapping]
+    missing: list[tuple[str, int]] = []
+    if mapping is not None:
+        for i, pname in facts.out_params:
+            arg = arguments[i] if i < len(arguments) else None
+            if not (isinstance(arg, Name) and _is_tensor(types.get(arg.id))):
+                missing.append((pname, i))
+        if missing:
+            listed = " ".join(f"'{p}' (parameter {i})" for p, i in missing)
+            diags.append(diag("SP301", f"launch '{op}' may have a non-positive core_num; output tensors {listed} "
+                                       "are not preallocated. Allocate and pass every Out/InOut tensor before "
+                                       "this launch.", subject=missing[0][0]))
+
+    if verdict.literal_nonpositive:
+        value = fold_constant(count)
+        diags.insert(0, diag("SP303", f"launch '{op}' has a literal non-positive core_num {value}: a zero-block "
+                                      "SPMD launch raises an AICPU exception."))
+        decision = LaunchDecision(**base, outcome="rejected", counterexample=dict(verdict.counterexample),  # type: ignore[arg-type]
+                                  reason=verdict.reason, missing_outputs=tuple(missing))
+        return decision, diags
+
+    # Result slots: callee return order, a Submit's TaskId last.
+    slots = _slots(stmt, callee, form, arguments, types, facts, prefix)
+    missing_params = {i for _, i in missing}
+    for slot in slots:
+        if slot.escapes and not slot.task_id and slot.preserved is None:
+            if facts.ret_params.get(slot.index) in missing_params:
+                continue  # already named by SP301
+            diags.append(diag("SP302", f"launch '{op}' return {slot.index} cannot be mapped to a caller-provided "
+                                       "Tensor parameter. Return a preallocated Out/InOut parameter for a "
+                                       "potentially empty launch.", subject=target))
+    for name in facts.shared:
+        diags.append(diag("SP302", f"compiler GM pipe buffer '{name}' has multiple uses; cannot move its "
+                                   "allocation into a potentially empty launch.", subject=name))
+
+    cex = dict(verdict.counterexample) if verdict.outcome == "refuted" else None
+    if diags:
+        return LaunchDecision(**base, outcome="rejected", counterexample=cex, reason=verdict.reason,  # type: ignore[arg-type]
+                              slots=slots, missing_outputs=tuple(missing)), diags
+    why = describe(verdict.counterexample) if cex is not None else f"core_num >= 1 is unproven: {verdict.reason}"
+    info = diag("SP310", f"launch '{op}' may have a non-positive core_num `{count_text}` ({why}); guarded with "
+                         f"`if core_num > 0`, the empty path keeps the caller's output tensors.", fixable=True)
+    tuple_result = form != "call" or _return_count(callee) > 1
+    decision = LaunchDecision(
+        **base, outcome="guarded", counterexample=cex, reason=verdict.reason, tuple_result=tuple_result,  # type: ignore[arg-type]
+        slots=slots, dead_bindings=facts.dead, scratch=facts.scratch,
+    )
+    return decision, [info]
+
+
+def _slots(
+    stmt: Stmt, callee: Function, form: str, arguments: list[Expr | None], types: dict[str, Type],
+    facts: _Facts, prefix: str,
+) -> tuple[ResultSlot, ...]:  # fmt: skip
+    n_returns = _return_count(callee)
+    declared: tuple[Type, ...] | None = None
+    if isinstance(stmt, Assign) and isinstance(stmt.type, TupleType):
+        declared = stmt.type.elts
+    elif isinstance(stmt, Assign) and stmt.type is not None:
+        declared = (stmt.type,)
+    tuple_result = form != "call" or n_returns > 1
+    n_slots = n_returns + (1 if form != "call" else 0)
+    slots = []
+    for i in range(n_slots):
+        own = declared[i] if declared is not None and i < len(declared) else (
+            callee.returns[i] if callee.returns and i < len(callee.returns) else None
+        )
+        is_tid = form != "call" and i == n_returns or (isinstance(own, ScalarType) and own.dtype == "TASK_ID")
+        if tuple_result:
+            escapes = facts.all_escape or i in facts.escapes
+        else:
+            escapes = facts.value_escapes
+        preserved: str | None = None
+        if not is_tid and (p := facts.ret_params.get(i)) is not None and p < len(arguments):
+            arg = arguments[p]
+            if isinstance(arg, Name) and _is_tensor(types.get(arg.id)) and _is_tensor(own):
+                preserved = arg.id
+        slot_type = types.get(preserved) if preserved is not None else None
+        if is_tid:
+            slot_type = own or ScalarType("TASK_ID")
+        slots.append(ResultSlot(i, is_tid, escapes, preserved, slot_type or own))
+    return tuple(slots)
+
+
+# ------------------------------------------------------------------------------------ preflight
+
+
+def preflight(program: Program) -> list[Diagnostic]:
+    """Codegen's repeat of the arithmetic check (PyPTO's VerifySpmdLaunchGuards): every SPMD launch
+    of an Orchestration/Opaque function must be proven positive, or legalization was skipped (or a
+    later pass introduced an unguarded launch).
+
+    A literal non-positive count is the SP303 error.  Any other unproven launch is reported under
+    SP310 raised to severity "error" (SP310's default, info, describes the guard the pass adds; here
+    the guard is missing), with PyPTO's own wording.  codes.py gains no new code for this.
+    """
+    lowering = lower(program)
+    derived = evaluate_spmd(lowering)
+    found: list[Diagnostic] = []
+    contexts: dict[str, dict[int, _Context]] = {}
+    for e, f, c, s in derived.sorted("spmd_site"):
+        fn, call, stmt = program.function(str(f)), lowering.exprs[str(e)], lowering.stmts[str(s)]
+        if fn is None or not isinstance(call, Call) or (count := _core_num(call)) is None:
+            continue
+        if fn.name not in contexts:
+            contexts[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
+        ctx = contexts[fn.name].get(id(stmt)) or _Context({}, (), (), set(program.dynamic_dims))
+        verdict: Verdict = prove(PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg)))
+        if verdict.proven:
+            continue
+        line, col = call.span.line, call.span.col
+        if verdict.literal_nonpositive:
+            found.append(diagnostic("SP303", f"launch '{c}' has a literal non-positive core_num "
+                                             f"{fold_constant(count)}: a zero-block SPMD launch raises an AICPU "
+                                             "exception.", line, col, function=fn.name, subject=str(c)))
+            continue
+        found.append(Diagnostic(
+            "SP310", f"potentially non-positive SPMD launch '{c}' reached codegen without a positive guard. "
+                     "Run LegalizeSpmdLaunches before dependency analysis.",
+            line, col, fn.name, str(c), "error", False,
+        ))  # fmt: skip
+    return sorted(found, key=lambda d: d.sort_key)

@@ -1,0 +1,48 @@
+"""GraphBoundaryLegalized: re-derive the post-conditions from the rewritten program.
+
+Two independent looks.  The verifier's own must-be-empty relations (rules/verifier.pyd) share
+only the replay-invariant set with the pass, as the spec demands; then the pass rules run again
+on the output and must find nothing left to hoist and nothing to reject — which re-counts the
+nodes of the rewritten body, as the runtime will see it.  A finding here is a legalog bug, said
+plainly rather than handed to codegen.
+"""
+
+from __future__ import annotations
+
+from legalog.analyzer.diagnostics import Diagnostic, diagnostic
+from legalog.analyzer.graph import graph_decisions, graph_diagnostics
+from legalog.extractor.lower import lower, var_name
+from legalog.ir.model import Program
+from legalog.rules.engine import RuleProgram, evaluate
+
+VERIFIER_RULES = ("base", "invariant", "verifier")
+
+_ASSERTIONS = {
+    "assert_rename_survives": ("GB122", "rename `{v}` of a boundary scalar survives"),
+    "assert_derivable_left": ("GB118", "`{v}` could be computed at the call site but is still derived in the region"),
+    "assert_moving_window": ("GB119", "view `{v}` of a boundary tensor keeps a window that can differ between calls"),
+    "assert_region_alloc": ("GB109", "allocation `{v}` is left at the top level of the region"),
+    "assert_unslotted_arg": ("GB118", "a task reads scalar `{v}`, which has no argument slot and can differ between calls"),
+}
+
+
+def verify(program: Program, runtime: str = "host_build_graph") -> list[Diagnostic]:
+    lowering = lower(program, runtime)
+    derived = evaluate(RuleProgram.load(VERIFIER_RULES), lowering.facts.as_mapping())
+    found: list[Diagnostic] = []
+    for relation, (code, text) in _ASSERTIONS.items():
+        for row in derived.sorted(relation):
+            subject = var_name(str(row[1] if relation == "assert_unslotted_arg" else row[0]))
+            fn = str(row[0]).split("/", 1)[0]
+            found.append(diagnostic(code, f"verifier: {text.format(v=subject)}", 1, 1, function=fn, subject=subject))
+    # The pass itself, once more, on its own output: a fixpoint with nothing to reject.
+    from legalog.analyzer.analysis import solve  # analysis imports this module
+
+    again, solved = solve(program, runtime)
+    for d in graph_diagnostics(program, again, solved):
+        found.append(diagnostic(d.code, f"verifier: {d.message}", d.line, d.column, function=d.function, subject=d.subject))
+    for decision in graph_decisions(program, again, solved):
+        if decision.changes_anything:
+            found.append(diagnostic("GB118", f"verifier: Graph `{decision.function}` still has values to hoist after legalization",
+                                    1, 1, function=decision.function))
+    return found

@@ -1,0 +1,200 @@
+"""The `legalog` command line (CONTRACT.md): check, fix, facts, schema.
+
+Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
+or unreadable input.  No traceback ever reaches a user: bad input is a PARSE diagnostic with
+file:line:col, and nothing half-written is left on disk (every write is temp file + rename).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        print("legalog: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="legalog", description="Make PyPTO IR dumps legal for host_build_graph.")
+    parser.add_argument("--version", action="version", version=f"legalog {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = sub.add_parser("check", help="analyse dumps and report diagnostics")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)")
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    _runtime(check)
+    check.add_argument("--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)")
+    check.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
+                       help="which findings make the exit status 1 (default: error)")
+    check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    check.set_defaults(handler=_check)
+
+    fix = sub.add_parser("fix", help="write the legalized program")
+    fix.add_argument("file", metavar="FILE")
+    out = fix.add_mutually_exclusive_group(required=True)
+    out.add_argument("-o", "--output", metavar="OUT", help="where to write the legalized dump")
+    out.add_argument("--in-place", action="store_true", help="rewrite FILE itself (atomically)")
+    out.add_argument("--diff", action="store_true", help="print a unified diff and write nothing")
+    _runtime(fix)
+    fix.set_defaults(handler=_fix)
+
+    facts = sub.add_parser("facts", help="export every extracted relation as Soufflé-style .facts files")
+    facts.add_argument("file", metavar="FILE")
+    facts.add_argument("-o", "--output", required=True, metavar="DIR")
+    _runtime(facts)
+    facts.set_defaults(handler=_facts)
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
+    schema.set_defaults(handler=_schema)
+    return parser
+
+
+def _runtime(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runtime", choices=RUNTIMES, default="host_build_graph", help="the runtime compiled for")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _version() -> str:
+    from legalog import __version__
+
+    return __version__
+
+
+# ----------------------------------------------------------------------------------- check
+
+
+def _check(args: argparse.Namespace) -> int:
+    from legalog.analyzer import batch
+    from legalog.analyzer.render import render_sarif, render_text, report
+
+    files = batch.collect(args.paths)
+    if not files:
+        print("legalog: no *.py dumps found under the given paths", file=sys.stderr)
+        return EXIT_USAGE
+    jobs = args.jobs or batch.default_jobs()
+    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(files) > 1
+    results = _run_with_progress(files, args.runtime, jobs) if show_bar else batch.run(files, args.runtime, jobs)
+    if args.format == "json":
+        print(report(results).model_dump_json(indent=2))
+    elif args.format == "sarif":
+        print(json.dumps(render_sarif(results), indent=2))
+    else:
+        print(render_text(results))
+    return _exit_status(results, args.fail_on)
+
+
+def _run_with_progress(files, runtime: str, jobs: int):  # type: ignore[no-untyped-def]
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from legalog.analyzer import batch
+
+    columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task("check", total=len(files))
+        return batch.run(files, runtime, jobs, progress=lambda _r: bar.advance(task))
+
+
+def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
+    if any(r.status == "error" for r in results):
+        return EXIT_USAGE
+    severities = {"error": ("error",), "warning": ("error", "warning"), "never": ()}[fail_on]
+    if any(d.severity in severities for r in results for d in r.diagnostics):
+        return EXIT_REJECTED
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------- fix
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from legalog.analyzer.analysis import analyze
+    from legalog.analyzer.render import file_model, render_text
+    from legalog.ir.errors import ParseError
+    from legalog.ir.parser import parse_file
+
+    try:
+        program = parse_file(args.file)
+    except ParseError as err:
+        print(f"PARSE {err}", file=sys.stderr)
+        return EXIT_USAGE
+    analysis = analyze(program, args.file, args.runtime)
+    text = analysis.legalized_text()
+    if text is None:
+        print(render_text([file_model(analysis)], show_summary=False), file=sys.stderr)
+        print(f"legalog: {args.file} is rejected; nothing written", file=sys.stderr)
+        return EXIT_REJECTED
+    original = Path(args.file).read_text(encoding="utf-8")
+    if args.diff:
+        sys.stdout.writelines(difflib.unified_diff(original.splitlines(True), text.splitlines(True),
+                                                   fromfile=args.file, tofile=f"{args.file} (legalized)"))  # fmt: skip
+        return EXIT_OK
+    target = Path(args.file if args.in_place else args.output)
+    write_atomic(target, text)
+    print(f"legalog: {analysis.status}: wrote {target}", file=sys.stderr)
+    return EXIT_OK
+
+
+def write_atomic(target: Path, text: str) -> None:
+    """Write through a temporary file in the same folder and rename it over the target, so an
+    interrupted run never leaves a half-written dump."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ----------------------------------------------------------------------------- facts, schema
+
+
+def _facts(args: argparse.Namespace) -> int:
+    from legalog.extractor.lower import lower
+    from legalog.facts.schema import INPUT_RELATIONS
+    from legalog.facts.store import write_facts
+    from legalog.ir.errors import ParseError
+    from legalog.ir.parser import parse_file
+
+    try:
+        program = parse_file(args.file)
+    except ParseError as err:
+        print(f"PARSE {err}", file=sys.stderr)
+        return EXIT_USAGE
+    facts = lower(program, args.runtime).facts
+    written = write_facts(facts.as_mapping(), INPUT_RELATIONS, Path(args.output))
+    print(f"legalog: {facts.count()} facts in {len(written)} relations written to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from legalog.analyzer.report import ReportModel
+
+    print(json.dumps(ReportModel.model_json_schema(), indent=2))
+    return EXIT_OK

@@ -1,0 +1,427 @@
+"""Lower a Program into relational facts (legalog/facts/schema.py).
+
+Only what the two passes read is lowered: orchestration-level bodies (Graph, Orchestration,
+Opaque, Inline) in full; kernels and Spmd wrappers (InCore, AIC, AIV, Group, Spmd) by signature
+and return statement, which is all return lineage needs.  Fact sets stay small that way, and
+pyDatalog's cost grows faster than linearly with them (PYDATALOG.md §4.3).
+
+The extractor decides nothing: it records what the text says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from legalog.facts.store import FactStore
+from legalog.ir.model import (
+    ArrayType,
+    Assign,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    Const,
+    DictExpr,
+    Dotted,
+    Expr,
+    ExprStmt,
+    For,
+    Function,
+    If,
+    Jump,
+    ListExpr,
+    Name,
+    Opaque,
+    OtherType,
+    Program,
+    Return,
+    ScalarType,
+    Stmt,
+    Subscript,
+    TensorType,
+    TupleExpr,
+    TupleType,
+    Type,
+    UnaryOp,
+    While,
+    With,
+)
+
+FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
+LOOP_KINDS = frozenset({"range", "parallel", "unroll", "pipeline"})
+SCALAR_CALLS = frozenset({"min", "max", "abs", "cast"})
+LAUNCH_FORMS = {"submit": "submit", "spmd_submit": "spmd_submit"}
+
+
+def var_id(function: str, name: str) -> str:
+    return f"{function}/{name}"
+
+
+def var_name(vid: str) -> str:
+    return vid.split("/", 1)[1]
+
+
+@dataclass
+class Lowering:
+    """The facts of one program, and the way back from every id to the node it names."""
+
+    facts: FactStore
+    exprs: dict[str, Expr] = field(default_factory=dict)
+    stmts: dict[str, Stmt] = field(default_factory=dict)
+    stmt_ids: dict[int, str] = field(default_factory=dict)  # id(Stmt object) -> statement id
+
+    def stmt_id(self, stmt: Stmt) -> str:
+        return self.stmt_ids[id(stmt)]
+
+
+def lower(program: Program, runtime: str = "host_build_graph") -> Lowering:
+    lowering = Lowering(FactStore())
+    lowering.facts.add("target_runtime", runtime)
+    for function in program.functions:
+        _FunctionLowering(program, function, lowering).run()
+    return lowering
+
+
+def type_class(t: Type) -> str:
+    match t:
+        case ScalarType():
+            return "scalar"
+        case TensorType(kind="Tensor"):
+            return "tensor"
+        case TensorType():
+            return "tile"
+        case ArrayType():
+            return "array"
+        case TupleType():
+            return "tuple"
+    return "other"
+
+
+def type_dtype(t: Type) -> str | None:
+    return t.dtype if isinstance(t, (ScalarType, ArrayType, TensorType)) else None
+
+
+def type_names(t: Type) -> set[str]:
+    """Variables an annotation mentions (shape dims, MemRef offsets, valid shapes)."""
+    match t:
+        case TensorType(shape=shape, extras=extras):
+            return set().union(*(expr_names(e) for e in (*shape, *extras)))
+        case ArrayType(size=size):
+            return expr_names(size)
+        case TupleType(elts=elts):
+            return set().union(*(type_names(e) for e in elts))
+        case OtherType(expr=expr):
+            return expr_names(expr)
+    return set()
+
+
+def expr_names(e: Expr) -> set[str]:
+    """Every variable name used anywhere inside an expression."""
+    found: set[str] = set()
+    stack: list[Expr] = [e]
+    while stack:
+        node = stack.pop()
+        match node:
+            case Name(id=name):
+                found.add(name)
+            case Opaque(names=names):
+                found.update(names)
+            case BinOp(left=left, right=right) | Compare(left=left, right=right):
+                stack += (left, right)
+            case UnaryOp(operand=operand):
+                stack.append(operand)
+            case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
+                stack += values
+            case Call(args=args, kwargs=kwargs):
+                stack += args
+                stack += [k.value for k in kwargs]
+            case DictExpr(keys=keys, values=values):
+                stack += keys
+                stack += values
+            case Subscript(value=value, index=index):
+                stack += (value, index)
+    return found
+
+
+def constant_int(e: Expr) -> int | None:
+    if isinstance(e, Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return e.value
+    return None
+
+
+def loop_bounds(call: Call) -> tuple[Expr, Expr, Expr] | None:
+    """(start, stop, step) of `pl.range(stop)`, `pl.range(start, stop)`, `pl.range(a, b, c)`."""
+    args = call.args
+    match len(args):
+        case 1:
+            return Const(0), args[0], Const(1)
+        case 2:
+            return args[0], args[1], Const(1)
+        case 3:
+            return args[0], args[1], args[2]
+    return None
+
+
+def trip_count(start: int, stop: int, step: int) -> int | None:
+    if step == 0:
+        return None
+    return max(0, -((start - stop) // step)) if step > 0 else max(0, -((stop - start) // -step))
+
+
+class _FunctionLowering:
+    def __init__(self, program: Program, function: Function, lowering: Lowering) -> None:
+        self.program = program
+        self.fn = function
+        self.out = lowering
+        self.facts = lowering.facts
+        self.prefix = program.prefix + "."
+        self.n_expr = 0
+        self.n_stmt = 0
+        self.bound: set[str] = set()
+        self.used: set[str] = set()
+        self.list_counter: dict[str, int] = {}
+
+    def v(self, name: str) -> str:
+        return var_id(self.fn.name, name)
+
+    def run(self) -> None:
+        fn, add = self.fn, self.facts.add
+        add("function", fn.name, fn.type)
+        for pos, p in enumerate(fn.params):
+            vid = self.v(p.name)
+            self.bound.add(p.name)
+            add("param", fn.name, pos, vid)
+            add("param_dir", vid, p.direction)
+            self._declare(vid, p.type)
+        if fn.type in FULL_BODY_KINDS:
+            body = f"{fn.name}/body"
+            add("function_body", body, fn.name)
+            self.block(fn.body, None, body)
+            for name in sorted(self.used - self.bound):
+                add("free_var", self.v(name))
+                if name in self.program.dynamic_dims:
+                    add("dynamic_dim", self.v(name))
+        else:
+            for stmt in _returns(fn.body):
+                self.stmt(stmt, None, f"{fn.name}/body")
+
+    def _declare(self, vid: str, t: Type) -> None:
+        self.facts.add("var_class", vid, type_class(t))
+        if (dtype := type_dtype(t)) is not None:
+            self.facts.add("var_dtype", vid, dtype)
+
+    # ------------------------------------------------------------------------- statements
+
+    def block(self, body: tuple[Stmt, ...], parent: str | None, list_id: str) -> None:
+        if parent is not None:
+            self.facts.add("list_owner", list_id, parent)
+        for stmt in body:
+            self.stmt(stmt, parent, list_id)
+
+    def stmt(self, stmt: Stmt, parent: str | None, list_id: str) -> str:
+        sid = f"{self.fn.name}/s{self.n_stmt}"
+        self.n_stmt += 1
+        self.out.stmts[sid] = stmt
+        self.out.stmt_ids[id(stmt)] = sid
+        add = self.facts.add
+        kind = type(stmt).__name__.lower()
+        add("stmt", sid, self.fn.name, {"exprstmt": "expr"}.get(kind, kind))
+        if parent is not None:
+            add("stmt_parent", sid, parent)
+        position = self.list_counter.get(list_id, 0)
+        self.list_counter[list_id] = position + 1
+        add("in_list", sid, list_id, position)
+        match stmt:
+            case Assign():
+                self._assign(stmt, sid)
+            case ExprStmt(value=value):
+                add("stmt_expr", sid, self.expr(value, sid))
+            case For():
+                self._for(stmt, sid)
+            case While(cond=cond, body=body):
+                add("while_loop", sid)
+                add("stmt_expr", sid, self.expr(cond, sid))
+                self.block(body, sid, f"{sid}/body")
+            case If(cond=cond, body=body, orelse=orelse):
+                add("branch", sid, self.expr(cond, sid))
+                self.block(body, sid, f"{sid}/body")
+                self.block(orelse, sid, f"{sid}/else")
+            case With(context=context, as_name=as_name, body=body):
+                add("scope", sid, context.func if isinstance(context, Call) else "other")
+                add("stmt_expr", sid, self.expr(context, sid))
+                if as_name is not None:
+                    self.bound.add(as_name)
+                    add("var_class", self.v(as_name), "scalar")
+                    add("var_dtype", self.v(as_name), "TASK_ID")
+                self.block(body, sid, f"{sid}/body")
+            case Return(values=values):
+                for pos, value in enumerate(values):
+                    add("returns", self.fn.name, pos, self.expr(value, sid))
+            case Jump():
+                pass
+        return sid
+
+    def _assign(self, stmt: Assign, sid: str) -> None:
+        add = self.facts.add
+        value = stmt.value
+        is_yield = isinstance(value, Call) and value.func == f"{self.prefix}yield_"
+        if stmt.type is not None:
+            for name in sorted(type_names(stmt.type)):
+                self.used.add(name)
+                add("type_use", sid, self.v(name))
+        for name in stmt.targets:
+            self.bound.add(name)
+        if is_yield:
+            assert isinstance(value, Call)
+            for name, arg in zip(stmt.targets, value.args):
+                add("carried", self.v(name), self.expr(arg, sid))
+            if stmt.type is not None and len(stmt.targets) == 1:
+                self._declare(self.v(stmt.targets[0]), stmt.type)
+            return
+        root = self.expr(value, sid)
+        if len(stmt.targets) == 1:
+            vid = self.v(stmt.targets[0])
+            add("assign", sid, vid, root)
+            if stmt.targets[0].startswith("gm_pipe_buffer_"):
+                add("gm_pipe_var", vid)
+            if stmt.type is not None:
+                self._declare(vid, stmt.type)
+                if isinstance(stmt.type, TensorType) and stmt.type.kind == "Tensor":
+                    for i, dim in enumerate(stmt.type.shape):
+                        add("result_dim", vid, i, self.expr(dim, sid))
+        else:
+            add("stmt_expr", sid, root)
+
+    def _for(self, stmt: For, sid: str) -> None:
+        add = self.facts.add
+        iterable = stmt.iterable
+        kind = iterable.func.removeprefix(self.prefix) if isinstance(iterable, Call) else ""
+        for name in stmt.iter_args:
+            self.bound.add(name)
+        if isinstance(iterable, Call):
+            init = iterable.kwarg("init_values")
+            inits = init.elts if isinstance(init, TupleExpr) else ()
+            for name, init_expr in zip(stmt.iter_args, inits):
+                add("carried", self.v(name), self.expr(init_expr, sid))
+        if kind == "while_" or stmt.index is None:
+            add("while_loop", sid)
+        else:
+            self.bound.add(stmt.index)
+            iv = self.v(stmt.index)
+            add("loop", sid, iv)
+            add("var_class", iv, "scalar")
+            add("var_dtype", iv, "INDEX")
+            bounds = loop_bounds(iterable) if isinstance(iterable, Call) and kind in LOOP_KINDS else None
+            if bounds is not None:
+                for role, bound in zip(("start", "stop", "step"), bounds):
+                    add("loop_bound", sid, role, self.expr(bound, sid))
+                ints = [constant_int(b) for b in bounds]
+                if None not in ints and (trip := trip_count(*ints)) is not None:  # type: ignore[arg-type]
+                    add("loop_trip", sid, trip)
+            elif isinstance(iterable, Call):
+                add("stmt_expr", sid, self.expr(iterable, sid))
+        self.block(stmt.body, sid, f"{sid}/body")
+        # The value a body yields flows back into the iteration arguments on the next trip.
+        last = stmt.body[-1] if stmt.body else None
+        if stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call):
+            if last.value.func == f"{self.prefix}yield_":
+                for name, yielded in zip(stmt.iter_args, last.value.args):
+                    if isinstance(yielded, Name):
+                        add("carried", self.v(name), self.expr(yielded, sid))
+
+    # ------------------------------------------------------------------------- expressions
+
+    def expr(self, e: Expr, sid: str, in_predicate: bool = False) -> str:
+        eid = f"{self.fn.name}/e{self.n_expr}"
+        self.n_expr += 1
+        self.out.exprs[eid] = e
+        add = self.facts.add
+        add("in_stmt", eid, sid)
+        match e:
+            case Name(id=name):
+                self.used.add(name)
+                add("expr", eid, "ref", "")
+                add("ref", eid, self.v(name))
+            case Const(value=value, dtype=dtype):
+                add("expr", eid, "const", dtype or "")
+                if (n := constant_int(e)) is not None:
+                    add("const_int", eid, n)
+            case BinOp(op=op, left=left, right=right):
+                add("expr", eid, "arith", op)
+                self._operands(eid, (left, right), sid, in_predicate)
+            case UnaryOp(op=op, operand=operand):
+                add("expr", eid, "logic" if op == "not" else "arith", "neg" if op == "-" else op)
+                self._operands(eid, (operand,), sid, in_predicate)
+            case Compare(op=op, left=left, right=right):
+                add("expr", eid, "cmp", op)
+                self._operands(eid, (left, right), sid, in_predicate)
+            case BoolOp(op=op, values=values):
+                add("expr", eid, "logic", op)
+                self._operands(eid, values, sid, in_predicate)
+            case Call():
+                self._call(e, eid, sid, in_predicate)
+            case ListExpr(elts=elts) | TupleExpr(elts=elts):
+                add("expr", eid, "list" if isinstance(e, ListExpr) else "tuple", "")
+                self._operands(eid, elts, sid, in_predicate)
+            case DictExpr(keys=keys, values=values):
+                add("expr", eid, "dict", "")
+                for key, value in zip(keys, values):
+                    if isinstance(key, Const) and isinstance(key.value, str):
+                        add("kwarg", eid, key.value, self.expr(value, sid, in_predicate))
+            case Subscript(value=value, index=index):
+                is_proj = isinstance(value, Name) and constant_int(index) is not None
+                add("expr", eid, "proj" if is_proj else "other", "")
+                self._operands(eid, (value, index), sid, in_predicate)
+            case Dotted(path=path):
+                add("expr", eid, "dotted", path)
+            case Opaque(names=names):
+                add("expr", eid, "other", "")
+                for name in names:
+                    self.used.add(name)
+                    add("mentions", eid, self.v(name))
+        return eid
+
+    def _operands(self, eid: str, operands: tuple[Expr, ...], sid: str, in_predicate: bool) -> list[str]:
+        ids = [self.expr(o, sid, in_predicate) for o in operands]
+        for i, child in enumerate(ids):
+            self.facts.add("operand", eid, i, child)
+        return ids
+
+    def _call(self, call: Call, eid: str, sid: str, in_predicate: bool) -> None:
+        add = self.facts.add
+        func = call.func
+        op = func.removeprefix(self.prefix) if func.startswith(self.prefix) else func
+        args = call.args
+        if func.startswith("self."):
+            callee, form = func[5:], "call"
+        elif op in LAUNCH_FORMS and args and isinstance(args[0], Dotted) and args[0].path.startswith("self."):
+            callee, form, args = args[0].path[5:], LAUNCH_FORMS[op], args[1:]
+        else:
+            callee = form = None
+        if callee is not None and form is not None:
+            add("expr", eid, "call", callee)
+            add("launch", eid, callee, form)
+            for i, arg_id in enumerate(self._operands(eid, args, sid, in_predicate)):
+                add("launch_arg", eid, i, arg_id)
+        else:
+            kind = "arith" if op in SCALAR_CALLS or (func in ("min", "max", "abs")) else "op"
+            add("expr", eid, kind, op)
+            self._operands(eid, args, sid, in_predicate)
+            if op in ("tensor.read", "tensor.write") and not in_predicate and args and isinstance(args[0], Name):
+                add("host_access", eid, self.v(args[0].id), op.split(".")[1])
+        for kw in call.kwargs:
+            kw_predicate = in_predicate or kw.name == "predicate"
+            add("kwarg", eid, kw.name, self.expr(kw.value, sid, kw_predicate))
+            if kw.name == "attrs" and isinstance(kw.value, DictExpr) and callee is not None:
+                self._attrs(eid, kw.value)
+
+    def _attrs(self, eid: str, attrs: DictExpr) -> None:
+        directions = attrs.get("arg_directions")
+        if isinstance(directions, ListExpr):
+            for i, d in enumerate(directions.elts):
+                if isinstance(d, Dotted):
+                    self.facts.add("launch_dir", eid, i, d.path.rsplit(".", 1)[-1])
+
+
+def _returns(body: tuple[Stmt, ...]) -> list[Return]:
+    return [s for s in body if isinstance(s, Return)]

@@ -1,0 +1,459 @@
+"""Read a printed PyPTO program (a `python_print` IR dump) into the IR model.
+
+The text goes through Python's own `ast.parse` and nothing else: the input is never executed,
+evaluated or imported.  Every construct IR_FORMAT.md names is modelled; any other expression
+becomes an `Opaque` node that prints back verbatim, so a new PyPTO op never breaks reading.
+Anything that is not a PyPTO program, or that the model cannot hold, is a `ParseError` located
+at path:line:col.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from legalog.ir.errors import ParseError
+from legalog.ir.model import (
+    ArrayType,
+    Assign,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    Const,
+    DictExpr,
+    Dotted,
+    Expr,
+    ExprStmt,
+    For,
+    Function,
+    If,
+    Jump,
+    Keyword,
+    ListExpr,
+    Name,
+    Opaque,
+    OtherType,
+    Param,
+    Program,
+    Return,
+    ScalarType,
+    SourceLayout,
+    Span,
+    Stmt,
+    Subscript,
+    TensorType,
+    TupleExpr,
+    TupleType,
+    Type,
+    UnaryOp,
+    While,
+    With,
+)
+
+_HEADER = re.compile(r"#\s*pypto\.program(?::\s*(?P<name>\S+))?")
+
+_BINOPS: dict[type, str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+}  # fmt: skip
+_CMPOPS: dict[type, str] = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+}  # fmt: skip
+_UNARYOPS: dict[type, str] = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
+_DIRECTIONS = {"InOut": "InOut", "Out": "Out", "In": "In"}
+
+
+def parse(text: str, path: str | None = None) -> Program:
+    """Parse dump text into a `Program`.  Raises `ParseError` (path, line, column, reason)."""
+    if not text.strip():
+        raise ParseError("empty file: not a PyPTO program (no `@pl.program` class)", path)
+    if "\x00" in text:
+        line, col = _position(text, text.index("\x00"))
+        raise ParseError("binary input: NUL byte in the text", path, line, col)
+    try:
+        module = ast.parse(text, filename=path or "<input>")
+    except SyntaxError as err:
+        reason = err.msg or "invalid syntax"
+        raise ParseError(f"invalid Python syntax: {reason}", path, err.lineno or 1, err.offset or 1) from None
+    except (RecursionError, MemoryError):
+        raise ParseError("nesting too deep to read", path) from None
+    try:
+        return _Reader(text, path).program(module)
+    except RecursionError:
+        raise ParseError("expression nesting too deep to read", path) from None
+
+
+def parse_file(path: str | Path) -> Program:
+    """Read and parse one dump file; undecodable bytes are a `ParseError` like any other."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise ParseError(f"cannot read file: {err.strerror or err}", name) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line, col = _position(data[: err.start].decode("utf-8", "replace"), err.start)
+        raise ParseError(f"not UTF-8 text: byte 0x{data[err.start]:02x} cannot be decoded", name, line, col) from None
+    return parse(text, name)
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
+def _span(node: ast.AST) -> Span:
+    return Span(node.lineno, node.col_offset + 1, node.end_lineno or node.lineno, (node.end_col_offset or 0) + 1)  # type: ignore[attr-defined]
+
+
+def dotted_name(node: ast.expr) -> str | None:
+    """`a.b.c` for an attribute chain rooted at a plain name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class _Reader:
+    """One reading of one text: holds the path, the prefix and the comment lines."""
+
+    def __init__(self, text: str, path: str | None) -> None:
+        self.text = text
+        self.path = path
+        self.prefix = "pl"
+        self.lines = text.splitlines(keepends=True)
+        self._expr_readers: dict[type, Callable[[ast.expr], Expr]] = {
+            ast.Name: self._name,
+            ast.Constant: self._constant,
+            ast.Attribute: self._attribute,
+            ast.BinOp: self._binop,
+            ast.UnaryOp: self._unaryop,
+            ast.Compare: self._compare,
+            ast.BoolOp: self._boolop,
+            ast.Call: self._call,
+            ast.List: lambda n: ListExpr(tuple(self.expr(e) for e in n.elts), span=_span(n)),  # type: ignore[attr-defined]
+            ast.Tuple: lambda n: TupleExpr(tuple(self.expr(e) for e in n.elts), span=_span(n)),  # type: ignore[attr-defined]
+            ast.Dict: self._dict,
+            ast.Subscript: self._subscript,
+        }
+
+    def error(self, reason: str, node: ast.AST | None = None) -> ParseError:
+        if node is None or not hasattr(node, "lineno"):
+            return ParseError(reason, self.path)
+        return ParseError(reason, self.path, node.lineno, node.col_offset + 1)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------------------- module
+
+    def program(self, module: ast.Module) -> Program:
+        header = _HEADER.match(self.lines[0].strip()) if self.lines else None
+        classes = [n for n in module.body if isinstance(n, ast.ClassDef) and self._is_program_class(n)]
+        if not classes:
+            raise self.error("not a PyPTO program: no `@pl.program` class (is this an IR dump?)")
+        if len(classes) > 1:
+            raise self.error("more than one `@pl.program` class in one dump", classes[1])
+        self.prefix = self._import_prefix(module)
+        cls = classes[0]
+        dims = tuple(d for n in module.body if (d := self._dynamic_dim(n)) is not None)
+        methods = [n for n in cls.body if isinstance(n, ast.FunctionDef) and self._is_function(n)]
+        if not methods:
+            raise self.error(f"program `{cls.name}` has no `@{self.prefix}.function` method", cls)
+        functions = tuple(self.function(m) for m in methods)
+        indent = " " * methods[0].col_offset
+        layout = SourceLayout(self.text, tuple(self._function_span(m) for m in methods), functions, indent)
+        name = header.group("name") if header and header.group("name") else cls.name
+        return Program(name, self.prefix, dims, functions, layout)
+
+    def _is_program_class(self, node: ast.ClassDef) -> bool:
+        return any((dotted_name(d) or "").endswith(".program") for d in node.decorator_list)
+
+    def _is_function(self, node: ast.FunctionDef) -> bool:
+        for d in node.decorator_list:
+            target = d.func if isinstance(d, ast.Call) else d
+            if dotted_name(target) == f"{self.prefix}.function":
+                return True
+        return False
+
+    def _import_prefix(self, module: ast.Module) -> str:
+        for node in module.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "pypto.language":
+                        return alias.asname or "pypto.language"
+            if isinstance(node, ast.ImportFrom) and node.module == "pypto":
+                for alias in node.names:
+                    if alias.name == "language":
+                        return alias.asname or "language"
+        return "pl"
+
+    def _dynamic_dim(self, node: ast.stmt) -> str | None:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            return None
+        value = node.value
+        if isinstance(value, ast.Call) and dotted_name(value.func) == f"{self.prefix}.dynamic":
+            return node.targets[0].id
+        return None
+
+    def _function_span(self, node: ast.FunctionDef) -> tuple[int, int]:
+        first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        start = sum(len(line) for line in self.lines[: first - 1])
+        end = sum(len(line) for line in self.lines[: node.end_lineno])
+        return start, end
+
+    # ----------------------------------------------------------------------------- function
+
+    def function(self, node: ast.FunctionDef) -> Function:
+        args = node.args
+        if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
+            raise self.error(f"function `{node.name}`: only plain positional parameters are allowed", node)
+        params = list(args.args)
+        has_self = bool(params) and params[0].arg == "self" and params[0].annotation is None
+        if has_self:
+            params = params[1:]
+        decorator = self._decorator(node)
+        returns, returns_tuple = self._returns(node.returns)
+        return Function(
+            name=node.name,
+            decorator=decorator,
+            has_self=has_self,
+            params=tuple(self.param(p) for p in params),
+            returns=returns,
+            returns_tuple=returns_tuple,
+            body=self.block(node.body),
+            span=_span(node),
+        )
+
+    def _decorator(self, node: ast.FunctionDef) -> tuple[Keyword, ...] | None:
+        for d in node.decorator_list:
+            if isinstance(d, ast.Call):
+                if d.args:
+                    raise self.error("`@pl.function` takes keywords only", d)
+                return self._keywords(d)
+        return None
+
+    def param(self, node: ast.arg) -> Param:
+        if node.annotation is None:
+            raise self.error(f"parameter `{node.arg}` has no type annotation", node)
+        direction = "In"
+        ann = node.annotation
+        if isinstance(ann, ast.Subscript):
+            wrapper = dotted_name(ann.value)
+            if wrapper is not None and wrapper.startswith(f"{self.prefix}."):
+                kind = wrapper[len(self.prefix) + 1 :]
+                if kind in _DIRECTIONS:
+                    direction, ann = _DIRECTIONS[kind], ann.slice
+        return Param(node.arg, self.type(ann), direction, span=_span(node))  # type: ignore[arg-type]
+
+    def _returns(self, node: ast.expr | None) -> tuple[tuple[Type, ...] | None, bool]:
+        if node is None:
+            return None, False
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "tuple":
+            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return tuple(self.type(e) for e in elts), True
+        return (self.type(node),), False
+
+    # -------------------------------------------------------------------------------- types
+
+    def type(self, node: ast.expr) -> Type:
+        modelled = self._modelled_type(node) if isinstance(node, ast.Subscript) else None
+        return modelled if modelled is not None else OtherType(self.expr(node), span=_span(node))
+
+    def _modelled_type(self, node: ast.Subscript) -> Type | None:
+        head = dotted_name(node.value)
+        if head is None or not head.startswith(f"{self.prefix}."):
+            return None
+        kind = head[len(self.prefix) + 1 :]
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        span = _span(node)
+        if kind == "Scalar" and len(items) == 1 and (dt := self._dtype(items[0])):
+            return ScalarType(dt, span=span)
+        if kind in ("Tensor", "Tile") and len(items) >= 2 and isinstance(items[0], ast.List):
+            if dt := self._dtype(items[1]):
+                shape = tuple(self.expr(e) for e in items[0].elts)
+                extras = tuple(self.expr(e) for e in items[2:])
+                return TensorType(kind, shape, dt, extras, span=span)  # type: ignore[arg-type]
+        if kind == "Array" and len(items) == 2 and (dt := self._dtype(items[1])):
+            return ArrayType(self.expr(items[0]), dt, span=span)
+        if kind == "Tuple" and not (isinstance(node.slice, ast.Tuple) and not node.slice.elts):
+            return TupleType(tuple(self.type(e) for e in items), span=span)
+        if kind == "Tuple":
+            return TupleType((), span=span)
+        return None
+
+    def _dtype(self, node: ast.expr) -> str | None:
+        name = dotted_name(node)
+        if name is None or not name.startswith(f"{self.prefix}.") or name.count(".") != 1:
+            return None
+        return name[len(self.prefix) + 1 :]
+
+    # ---------------------------------------------------------------------------- statements
+
+    def block(self, nodes: list[ast.stmt]) -> tuple[Stmt, ...]:
+        return tuple(self.stmt(n) for n in nodes)
+
+    def stmt(self, node: ast.stmt) -> Stmt:
+        comments = self._leading_comments(node)
+        span = _span(node)
+        match node:
+            case ast.AnnAssign(target=ast.Name(id=target), annotation=ann, value=value) if value is not None:
+                return Assign((target,), self.type(ann), self.expr(value), comments=comments, span=span)
+            case ast.Assign(targets=[ast.Name(id=target)], value=value):
+                return Assign((target,), None, self.expr(value), comments=comments, span=span)
+            case ast.Assign(targets=[ast.Tuple(elts=elts)], value=value) if elts and all(
+                isinstance(e, ast.Name) for e in elts
+            ):
+                names = tuple(e.id for e in elts)  # type: ignore[attr-defined]
+                return Assign(names, None, self.expr(value), comments=comments, span=span)
+            case ast.Expr(value=value):
+                return ExprStmt(self.expr(value), comments=comments, span=span)
+            case ast.For(orelse=[]):
+                index, iter_args, carried = self._for_target(node.target)
+                return For(index, iter_args, carried, self.expr(node.iter), self.block(node.body), comments=comments, span=span)
+            case ast.While(orelse=[]):
+                return While(self.expr(node.test), self.block(node.body), comments=comments, span=span)
+            case ast.If():
+                return If(self.expr(node.test), self.block(node.body), self.block(node.orelse), comments=comments, span=span)
+            case ast.With(items=[item]):
+                as_name = self._with_target(item.optional_vars)
+                return With(self.expr(item.context_expr), as_name, self.block(node.body), comments=comments, span=span)
+            case ast.Return(value=None):
+                return Return((), comments=comments, span=span)
+            case ast.Return(value=ast.Tuple(elts=elts)):
+                return Return(tuple(self.expr(e) for e in elts), comments=comments, span=span)
+            case ast.Return(value=value):
+                return Return((self.expr(value),), comments=comments, span=span)  # type: ignore[arg-type]
+            case ast.Pass():
+                return Jump("pass", comments=comments, span=span)
+            case ast.Break():
+                return Jump("break", comments=comments, span=span)
+            case ast.Continue():
+                return Jump("continue", comments=comments, span=span)
+        raise self.error(f"unsupported statement in a function body: {_describe(node)}", node)
+
+    def _for_target(self, node: ast.expr) -> tuple[str | None, tuple[str, ...], bool]:
+        if isinstance(node, ast.Name):
+            return node.id, (), False
+        if isinstance(node, ast.Tuple) and node.elts:
+            *head, last = node.elts
+            if isinstance(last, ast.Tuple) and len(head) == 1 and isinstance(head[0], ast.Name):
+                if all(isinstance(e, ast.Name) for e in last.elts):
+                    return head[0].id, tuple(e.id for e in last.elts), True  # type: ignore[attr-defined]
+            if all(isinstance(e, ast.Name) for e in node.elts):
+                return None, tuple(e.id for e in node.elts), True  # type: ignore[attr-defined]
+        raise self.error("unsupported loop target: expected `i`, `i, (a, b)` or `(a,)`", node)
+
+    def _with_target(self, node: ast.expr | None) -> str | None:
+        if node is None:
+            return None
+        if isinstance(node, ast.Name):
+            return node.id
+        raise self.error("unsupported `with ... as` target: expected a single name", node)
+
+    def _leading_comments(self, node: ast.stmt) -> tuple[str, ...]:
+        """Comment lines directly above a statement (before it, after the previous code line)."""
+        found: list[str] = []
+        index = node.lineno - 2
+        while index >= 0:
+            stripped = self.lines[index].strip()
+            if not stripped.startswith("#"):
+                break
+            found.append(stripped)
+            index -= 1
+        return tuple(reversed(found))
+
+    # --------------------------------------------------------------------------- expressions
+
+    def expr(self, node: ast.expr) -> Expr:
+        reader = self._expr_readers.get(type(node))
+        return reader(node) if reader is not None else self._opaque(node)
+
+    def _opaque(self, node: ast.expr) -> Opaque:
+        names = tuple(sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)}))
+        return Opaque(ast.unparse(node), names, span=_span(node))
+
+    def _name(self, node: ast.Name) -> Expr:
+        return Name(node.id, span=_span(node))
+
+    def _constant(self, node: ast.Constant) -> Expr:
+        value = node.value
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return Const(value, span=_span(node))
+        return self._opaque(node)
+
+    def _attribute(self, node: ast.Attribute) -> Expr:
+        path = dotted_name(node)
+        return Dotted(path, span=_span(node)) if path is not None else self._opaque(node)
+
+    def _binop(self, node: ast.BinOp) -> Expr:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            return self._opaque(node)
+        return BinOp(op, self.expr(node.left), self.expr(node.right), span=_span(node))  # type: ignore[arg-type]
+
+    def _unaryop(self, node: ast.UnaryOp) -> Expr:
+        operand = node.operand
+        # A negative literal is one constant in the IR; `ast` splits it into minus and a literal.
+        if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant):
+            if type(operand.value) in (int, float):
+                return Const(-operand.value, span=_span(node))
+        return UnaryOp(_UNARYOPS[type(node.op)], self.expr(operand), span=_span(node))  # type: ignore[arg-type]
+
+    def _compare(self, node: ast.Compare) -> Expr:
+        op = _CMPOPS.get(type(node.ops[0]))
+        if len(node.ops) != 1 or op is None:
+            return self._opaque(node)
+        return Compare(op, self.expr(node.left), self.expr(node.comparators[0]), span=_span(node))  # type: ignore[arg-type]
+
+    def _boolop(self, node: ast.BoolOp) -> Expr:
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        return BoolOp(op, tuple(self.expr(v) for v in node.values), span=_span(node))
+
+    def _call(self, node: ast.Call) -> Expr:
+        func = dotted_name(node.func)
+        if func is None or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return self._opaque(node)
+        if func == f"{self.prefix}.const" and len(node.args) == 2 and not node.keywords:
+            typed = self._typed_const(node)
+            if typed is not None:
+                return typed
+        args = tuple(self.expr(a) for a in node.args)
+        return Call(func, args, self._keywords(node), span=_span(node))
+
+    def _typed_const(self, node: ast.Call) -> Const | None:
+        value = self.expr(node.args[0])
+        dtype = self._dtype(node.args[1])
+        if not isinstance(value, Const) or dtype is None or isinstance(value.value, (str, bool)) or value.value is None:
+            return None
+        return Const(value.value, dtype, span=_span(node))
+
+    def _keywords(self, node: ast.Call) -> tuple[Keyword, ...]:
+        return tuple(Keyword(k.arg, self.expr(k.value), span=_span(k)) for k in node.keywords if k.arg is not None)
+
+    def _dict(self, node: ast.Dict) -> Expr:
+        if any(k is None for k in node.keys):
+            return self._opaque(node)
+        keys = tuple(self.expr(k) for k in node.keys if k is not None)
+        return DictExpr(keys, tuple(self.expr(v) for v in node.values), span=_span(node))
+
+    def _subscript(self, node: ast.Subscript) -> Expr:
+        if isinstance(node.slice, ast.Slice):
+            return self._opaque(node)
+        return Subscript(self.expr(node.value), self.expr(node.slice), span=_span(node))
+
+
+def _describe(node: ast.AST) -> str:
+    kinds = {
+        ast.FunctionDef: "nested `def`", ast.ClassDef: "nested `class`", ast.Import: "`import`",
+        ast.ImportFrom: "`import`", ast.Try: "`try`", ast.Assert: "`assert`", ast.Raise: "`raise`",
+        ast.Delete: "`del`", ast.Global: "`global`", ast.Nonlocal: "`nonlocal`", ast.AugAssign: "augmented assignment",
+        ast.AnnAssign: "annotation without a value", ast.Assign: "assignment to a non-name target",
+        ast.For: "`for ... else`", ast.While: "`while ... else`", ast.With: "`with` of several items",
+    }  # fmt: skip
+    return kinds.get(type(node), type(node).__name__)

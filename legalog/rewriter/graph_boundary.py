@@ -1,0 +1,168 @@
+"""Apply LegalizeGraphBoundary's decisions: Steps A, B and C on the Graph and at its call sites.
+
+In the Graph: the hoisted bindings and the deleted renames go, readers of a rename get its root,
+and the hoisted values become parameters appended after the original signature — allocations,
+then views, then scalars, each in definition order, keeping the body variable's name (tensors
+before scalars, as CoreTaskArgs requires).
+
+At every call site: each hoisted value is rebuilt in the caller's own terms and bound to a local
+`<name>__graph_arg<N>` just before the launch (N counts over the whole program), in definition
+order so a view's offset can read an earlier scalar's local; the launch gets the new arguments
+and one `arg_directions` entry each.  Nothing is written inline: codegen takes only a variable or
+a literal as a task argument.  Source: PyPTO's CallSiteExtender, read in
+hw-native-sys/pypto src/ir/transforms/legalize_graph_boundary_pass.cpp.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+
+from legalog.analyzer.graph import GraphDecision, HoistedValue, plain_name
+from legalog.extractor.lower import expr_names
+from legalog.ir.model import (
+    Assign,
+    Call,
+    DictExpr,
+    Dotted,
+    Expr,
+    ExprStmt,
+    Function,
+    Keyword,
+    ListExpr,
+    Name,
+    Param,
+    Program,
+    Stmt,
+    TensorType,
+    Type,
+)
+from legalog.ir.transform import bound_names, drop_bindings, rename, splice, substitute
+
+_ADIR = {"scalar": "scalar", "InOut": "inout", "In": "input", "Out": "input"}
+
+
+def legalize_graphs(program: Program, decisions: tuple[GraphDecision, ...]) -> Program:
+    plans = {d.function: d for d in decisions if d.changes_anything}
+    if not plans:
+        return program
+    originals = {f.name: f for f in program.functions}
+    counter = itertools.count()
+    functions = []
+    for fn in program.functions:
+        if fn.name in plans:
+            fn = _rewrite_graph(fn, plans[fn.name], program)
+        functions.append(_rewrite_call_sites(fn, plans, originals, counter, program.prefix))
+    return replace(program, functions=tuple(functions))
+
+
+# ------------------------------------------------------------------------------------- the Graph
+
+
+def _rewrite_graph(fn: Function, plan: GraphDecision, program: Program) -> Function:
+    gone = {h.name for h in plan.hoisted} | {alias for alias, _ in plan.aliases}
+    body = rename(drop_bindings(fn.body, gone), dict(plan.aliases))
+    visible = {p.name for p in fn.params} | {h.name for h in plan.hoisted} | set(program.dynamic_dims)
+    new_params = tuple(Param(h.name, _visible_type(h.type, visible), h.direction) for h in plan.hoisted)
+    return replace(fn, body=body, params=fn.params + new_params)
+
+
+def _visible_type(t: Type, visible: set[str]) -> Type:
+    """A type whose annotation extras (MemRef offsets, views) name only what is in scope;
+    extras that name a body local are dropped rather than left dangling."""
+    if isinstance(t, TensorType) and any(not (expr_names(x) <= visible) for x in t.extras):
+        return replace(t, extras=tuple(x for x in t.extras if expr_names(x) <= visible))
+    return t
+
+
+# --------------------------------------------------------------------------------- call sites
+
+
+def _rewrite_call_sites(
+    fn: Function, plans: dict[str, GraphDecision], originals: dict[str, Function], counter: Iterator[int], prefix: str
+) -> Function:
+    taken = bound_names(fn.body) | {p.name for p in fn.params}
+
+    def edit(stmt: Stmt) -> list[Stmt] | None:
+        if not isinstance(stmt, (Assign, ExprStmt)) or not isinstance(stmt.value, Call):
+            return None
+        launched = _launched_graph(stmt.value, prefix)
+        if launched is None or launched[0] not in plans:
+            return None
+        callee, first_arg = launched
+        prelude, call = _extend_call(stmt.value, first_arg, plans[callee], originals[callee], counter, taken, prefix)
+        return [*prelude, replace(stmt, value=call)]
+
+    body = splice(fn.body, edit)
+    return fn if body is fn.body else replace(fn, body=body)
+
+
+def _launched_graph(call: Call, prefix: str) -> tuple[str, int] | None:
+    """(callee, index of its first argument) for `self.g(...)` and `pl.submit(self.g, ...)`."""
+    if call.func.startswith("self."):
+        return call.func[5:], 0
+    if call.func in (f"{prefix}.submit", f"{prefix}.spmd_submit") and call.args and isinstance(call.args[0], Dotted):
+        path = call.args[0].path
+        return (path[5:], 1) if path.startswith("self.") else None
+    return None
+
+
+def _extend_call(
+    call: Call, first_arg: int, plan: GraphDecision, callee: Function, counter: Iterator[int], taken: set[str], prefix: str
+) -> tuple[list[Stmt], Call]:
+    binding: dict[str, Expr] = {p.name: a for p, a in zip(callee.params, call.args[first_arg:])}
+    aliases = dict(plan.aliases)
+    links = {name: source for name, source, _ in plan.tensor_links}
+
+    def lookup(name: str) -> Expr | None:
+        # Renames and same-buffer rebinds name their source's buffer at the call site too.
+        seen = set()
+        while name not in binding and name not in seen:
+            seen.add(name)
+            name = aliases.get(name) or links.get(name) or name
+        return binding.get(name)
+
+    locals_of_graph = bound_names(callee.body)
+    prelude: list[Stmt] = []
+    local_for: dict[str, str] = {}
+    for h in sorted(plan.hoisted, key=lambda h: h.order):
+        value = substitute(h.value, lookup)
+        local = _fresh(f"{plain_name(h.name)}__graph_arg{next(counter)}", taken)
+        prelude.append(Assign((local,), _caller_type(h.type, lookup, locals_of_graph), value))
+        binding[h.name] = Name(local)
+        local_for[h.name] = local
+    args = call.args + tuple(Name(local_for[h.name]) for h in plan.hoisted)
+    return prelude, replace(call, args=args, kwargs=_extend_directions(call.kwargs, plan.hoisted, prefix))
+
+
+def _caller_type(t: Type, lookup: Callable[[str], Expr | None], graph_locals: set[str]) -> Type:
+    """The hoisted value's type in the caller's terms; annotation extras that still name a
+    Graph-local (a MemRef offset, say) are dropped: no call site may name one."""
+    moved = substitute(t, lookup)
+    if isinstance(moved, TensorType):
+        extras = tuple(x for x in moved.extras if not (expr_names(x) & graph_locals))
+        return replace(moved, extras=extras) if extras != moved.extras else moved
+    return moved
+
+
+def _extend_directions(kwargs: tuple[Keyword, ...], hoisted: tuple[HoistedValue, ...], prefix: str) -> tuple[Keyword, ...]:
+    out = []
+    for kw in kwargs:
+        attrs = kw.value
+        if kw.name == "attrs" and isinstance(attrs, DictExpr) and isinstance(attrs.get("arg_directions"), ListExpr):
+            old = attrs.get("arg_directions")
+            assert isinstance(old, ListExpr)
+            extra = tuple(Dotted(f"{prefix}.adir.{_ADIR['scalar' if h.kind == 'scalar' else h.direction]}") for h in hoisted)
+            values = tuple(ListExpr(old.elts + extra) if v is old else v for v in attrs.values)
+            kw = replace(kw, value=replace(attrs, values=values))
+        out.append(kw)
+    return tuple(out)
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    candidate, k = name, 1
+    while candidate in taken:
+        candidate, k = f"{name}_{k}", k + 1
+    taken.add(candidate)
+    return candidate

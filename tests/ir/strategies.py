@@ -1,0 +1,246 @@
+"""Hypothesis strategies for random valid IR models (programs with `layout=None`).
+
+"Valid" means: the printer writes Python that the parser reads back into an equal model.  The
+strategies therefore avoid the few models that have no printed form of their own (see
+`round_trips`): text is the contract, and these models print the same text as another model.
+"""
+
+from __future__ import annotations
+
+import keyword
+import string
+
+from hypothesis import strategies as st
+
+from legalog.ir.model import (
+    ArrayType,
+    Assign,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    Const,
+    DictExpr,
+    Dotted,
+    Expr,
+    ExprStmt,
+    For,
+    Function,
+    If,
+    Jump,
+    Keyword,
+    ListExpr,
+    Name,
+    Opaque,
+    OtherType,
+    Param,
+    Program,
+    Return,
+    ScalarType,
+    Stmt,
+    Subscript,
+    TensorType,
+    TupleExpr,
+    TupleType,
+    Type,
+    UnaryOp,
+    While,
+    With,
+)
+
+DTYPES = ("BOOL", "INT8", "INT32", "INDEX", "INT64", "UINT8", "FP16", "FP32", "BF16", "TASK_ID")
+BINOPS = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>")
+CMPOPS = ("==", "!=", "<", "<=", ">", ">=")
+DOTTED = ("pl.FP32", "pl.Mem.Vec", "pl.adir.input", "pl.ScopeMode.MANUAL", "self.kernel", "pld.comm.x")
+CALLEES = ("pl.tensor.slice", "pl.yield_", "pl.range", "self.k", "pl.system.task_dummy", "min", "pld.x.y")
+# Opaque nodes as the parser makes them: `ast.unparse` text, and the sorted names it mentions.
+OPAQUES = (
+    Opaque("a < b < c", ("a", "b", "c")),
+    Opaque("x if y else z", ("x", "y", "z")),
+    Opaque("t[1:2]", ("t",)),
+    Opaque("lambda: 0"),
+    Opaque("f(*args)", ("args", "f")),
+)
+OTHER_TYPES = (OtherType(Dotted("pl.Ptr")), OtherType(Dotted("pld.CommCtxType")), OtherType(Dotted("pl.MemRefType")))
+
+RESERVED = {"self", "pl", "pld"}
+
+names = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True).filter(
+    lambda s: not keyword.iskeyword(s) and s not in RESERVED
+)
+dtypes = st.sampled_from(DTYPES)
+finite_floats = st.floats(allow_nan=False, allow_infinity=False)
+comment_text = st.text(alphabet=string.ascii_letters + string.digits + " #:_-()[]=.,", max_size=20)
+comments = st.lists(comment_text.map(lambda s: ("#" + s).strip()), max_size=2).map(tuple)
+
+
+def _untyped_const() -> st.SearchStrategy[Const]:
+    return st.one_of(
+        st.integers(-(10**20), 10**20).map(Const),
+        finite_floats.map(Const),
+        st.booleans().map(Const),
+        st.none().map(Const),
+        st.text(max_size=8).map(Const),
+    )
+
+
+def _typed_const() -> st.SearchStrategy[Const]:
+    return st.builds(Const, st.one_of(st.integers(-(10**6), 10**6), finite_floats), dtypes)
+
+
+leaves: st.SearchStrategy[Expr] = st.one_of(
+    names.map(Name),
+    _untyped_const(),
+    _typed_const(),
+    st.sampled_from(DOTTED).map(Dotted),
+    st.sampled_from(OPAQUES),
+)
+
+
+def _folds(op: str, operand: Expr) -> bool:
+    """`-5` reads back as the literal -5, not as minus applied to 5: that UnaryOp has no text."""
+    if op != "-" or not isinstance(operand, Const) or operand.dtype is not None:
+        return False
+    value = operand.value
+    return type(value) in (int, float) and not repr(value).startswith("-")
+
+
+def _unique_keywords(values: st.SearchStrategy[Expr]) -> st.SearchStrategy[tuple[Keyword, ...]]:
+    pairs = st.lists(st.tuples(names, values), max_size=3, unique_by=lambda kv: kv[0])
+    return pairs.map(lambda kvs: tuple(Keyword(k, v) for k, v in kvs))
+
+
+def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+    small = st.lists(children, max_size=3).map(tuple)
+    unary = st.tuples(st.sampled_from(("-", "+", "~", "not")), children).filter(lambda t: not _folds(*t))
+    return st.one_of(
+        st.builds(BinOp, st.sampled_from(BINOPS), children, children),
+        unary.map(lambda t: UnaryOp(t[0], t[1])),
+        st.builds(Compare, st.sampled_from(CMPOPS), children, children),
+        st.builds(BoolOp, st.sampled_from(("and", "or")), st.lists(children, min_size=2, max_size=3).map(tuple)),
+        st.builds(Call, st.sampled_from(CALLEES), small, _unique_keywords(children)),
+        small.map(ListExpr),
+        small.map(TupleExpr),
+        st.lists(st.tuples(children, children), max_size=2).map(
+            lambda kv: DictExpr(tuple(k for k, _ in kv), tuple(v for _, v in kv))
+        ),
+        st.builds(Subscript, children, children),
+    )
+
+
+exprs: st.SearchStrategy[Expr] = st.recursive(leaves, _extend, max_leaves=8)
+small_exprs: st.SearchStrategy[Expr] = st.recursive(leaves, _extend, max_leaves=3)
+
+# ----------------------------------------------------------------------------------------- types
+
+
+def _extend_types(children: st.SearchStrategy[Type]) -> st.SearchStrategy[Type]:
+    return st.lists(children, max_size=3).map(lambda ts: TupleType(tuple(ts)))
+
+
+base_types: st.SearchStrategy[Type] = st.one_of(
+    st.builds(ScalarType, dtypes),
+    st.builds(
+        TensorType,
+        st.sampled_from(("Tensor", "Tile")),
+        st.lists(small_exprs, max_size=3).map(tuple),
+        dtypes,
+        st.lists(small_exprs, max_size=2).map(tuple),
+    ),
+    st.builds(ArrayType, small_exprs, dtypes),
+    st.sampled_from(OTHER_TYPES),
+)
+types: st.SearchStrategy[Type] = st.recursive(base_types, _extend_types, max_leaves=4)
+
+# ------------------------------------------------------------------------------------ statements
+
+
+def _return(values: tuple[Expr, ...]) -> bool:
+    """`return (a, b)` reads back as `return a, b`: one tuple value has no text of its own."""
+    return not (len(values) == 1 and isinstance(values[0], TupleExpr))
+
+
+def _simple_statements(in_loop: bool) -> st.SearchStrategy[Stmt]:
+    jumps = ("pass", "break", "continue") if in_loop else ("pass",)
+    return st.one_of(
+        st.builds(lambda t, ty, v, c: Assign((t,), ty, v, comments=c), names, types, exprs, comments),
+        st.builds(lambda t, v, c: Assign((t,), None, v, comments=c), names, exprs, comments),
+        st.builds(
+            lambda ts, v, c: Assign(tuple(ts), None, v, comments=c),
+            st.lists(names, min_size=2, max_size=3),
+            exprs,
+            comments,
+        ),
+        st.builds(lambda v, c: ExprStmt(v, comments=c), exprs, comments),
+        st.builds(
+            lambda vs, c: Return(tuple(vs), comments=c),
+            st.lists(exprs, max_size=2).filter(lambda vs: _return(tuple(vs))),
+            comments,
+        ),
+        st.builds(lambda k, c: Jump(k, comments=c), st.sampled_from(jumps), comments),
+    )
+
+
+def _for(body: st.SearchStrategy[tuple[Stmt, ...]]) -> st.SearchStrategy[Stmt]:
+    def build(index: str | None, carried: bool, iter_args: list[str], it: Expr, b: tuple[Stmt, ...], c: tuple[str, ...]) -> For:
+        if index is None:  # `for (a, b) in ...`: always carried, never empty
+            return For(None, tuple(iter_args) or ("x",), True, it, b, comments=c)
+        return For(index, tuple(iter_args) if carried else (), carried, it, b, comments=c)
+
+    return st.builds(build, st.none() | names, st.booleans(), st.lists(names, max_size=3), exprs, body, comments)
+
+
+def statements(depth: int = 2, in_loop: bool = False) -> st.SearchStrategy[Stmt]:
+    """Any statement, compound ones nested up to `depth` blocks deep."""
+    simple = _simple_statements(in_loop)
+    if depth == 0:
+        return simple
+    block = blocks(depth - 1, in_loop)
+    loop_block = blocks(depth - 1, True)
+    return st.one_of(
+        simple,
+        _for(loop_block),
+        st.builds(lambda c, b, cm: While(c, b, comments=cm), exprs, loop_block, comments),
+        st.builds(lambda c, b, o, cm: If(c, b, o, comments=cm), exprs, block, st.just(()) | block, comments),
+        st.builds(lambda x, n, b, cm: With(x, n, b, comments=cm), exprs, st.none() | names, block, comments),
+    )
+
+
+def blocks(depth: int = 2, in_loop: bool = False) -> st.SearchStrategy[tuple[Stmt, ...]]:
+    """A non-empty block (an empty one prints `pass`, which reads back as one `pass`).  Deferred,
+    so that Hypothesis does not spell out the whole nested strategy in its repr."""
+    return st.deferred(lambda: st.lists(statements(depth, in_loop), min_size=1, max_size=3).map(tuple))
+
+
+# ------------------------------------------------------------------------------------- functions
+
+params = st.builds(Param, names, types, st.sampled_from(("In", "Out", "InOut")))
+
+
+@st.composite
+def functions(draw: st.DrawFn, name: str | None = None) -> Function:
+    ps = draw(st.lists(params, max_size=3, unique_by=lambda p: p.name))
+    returns_tuple = draw(st.booleans())
+    returns = draw(
+        st.none() | (st.lists(types, max_size=2).map(tuple) if returns_tuple else types.map(lambda t: (t,)))
+    )
+    return Function(
+        name=name if name is not None else draw(names),
+        decorator=draw(st.none() | _unique_keywords(small_exprs)),
+        has_self=draw(st.booleans()),
+        params=tuple(ps),
+        returns=returns,
+        returns_tuple=returns_tuple and returns is not None,
+        body=draw(blocks(2)),
+    )
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> Program:
+    fnames = draw(st.lists(names, min_size=1, max_size=3, unique=True))
+    return Program(
+        name=draw(names),
+        prefix="pl",
+        dynamic_dims=tuple(draw(st.lists(names, max_size=3, unique=True))),
+        functions=tuple(draw(functions(n)) for n in fnames),
+    )

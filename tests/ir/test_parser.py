@@ -1,0 +1,113 @@
+"""The reader against real dumps and against everything a user might feed it by mistake."""
+
+from __future__ import annotations
+
+import pytest
+
+from legalog.ir import ParseError, parse, parse_file, print_program
+from legalog.ir.model import Assign, Call, Const, For, If, Name, ScalarType, TensorType, With
+from tests.conftest import corpus_files
+
+CORPUS = corpus_files()
+
+
+def test_the_corpus_has_every_dump() -> None:
+    assert len(CORPUS) == 37, [p.name for p in CORPUS]
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_every_corpus_dump_round_trips_byte_for_byte(path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert print_program(parse(text, str(path))) == text
+
+
+def test_a_graph_dump_is_modelled() -> None:
+    program = parse_file(CORPUS_DIR("graph/a01_row_shift.graph_input.py"))
+    assert program.name == "RowShift" and program.prefix == "pl"
+    shift = program.function("shift")
+    assert shift is not None and shift.type == "Graph" and shift.has_self
+    assert [(p.name, p.direction) for p in shift.params] == [
+        ("src__ssa_v0", "In"), ("dst__ssa_v0", "InOut"), ("idx__ssa_v0", "In")]
+    assert isinstance(shift.params[0].type, TensorType) and shift.params[2].type == ScalarType("INDEX")
+    base = shift.body[0]
+    assert isinstance(base, Assign) and base.targets == ("base__ssa_v0",)
+    assert base.span.line == 15 and base.span.col == 9
+    kernel = program.function("shift_incore_0")
+    assert kernel is not None and not kernel.has_self and kernel.type == "AIV"
+
+
+def test_loops_scopes_branches_and_launches_are_modelled() -> None:
+    program = parse_file(CORPUS_DIR("graph/a09_orch_spmd_counts.spmd_input.py"))
+    main = program.function("main")
+    scope = main.body[0]
+    assert isinstance(scope, With) and isinstance(scope.context, Call) and scope.context.func == "pl.scope"
+    launch = scope.body[0]
+    assert isinstance(launch, Assign) and isinstance(launch.value, Call) and launch.value.func == "pl.spmd_submit"
+    assert launch.value.kwarg("core_num") == Name("n__ssa_v0")
+    branch = scope.body[3]
+    assert isinstance(branch, If) and len(branch.orelse) == 1
+    loop = scope.body[4]
+    assert isinstance(loop, For) and loop.index == "i__idx_v0" and loop.iter_args == ("y__iter_v4",) and loop.carried
+
+
+def test_typed_constants_and_negative_literals() -> None:
+    program = parse(_program("x: pl.Scalar[pl.INT64] = pl.const(-3, pl.INT64)\n        y: pl.Scalar[pl.INDEX] = -4"))
+    body = program.functions[0].body
+    assert body[0].value == Const(-3, "INT64") and body[1].value == Const(-4)
+
+
+def CORPUS_DIR(rel: str):  # noqa: N802 - reads like the folder it names
+    from tests.conftest import CORPUS as root
+
+    return root / rel
+
+
+def _program(body: str) -> str:
+    return (
+        "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+        f"    def main(self, a: pl.Tensor[[4], pl.FP32]):\n        {body}\n"
+    )
+
+
+BAD_INPUTS = {
+    "empty": ("", "empty file"),
+    "whitespace": ("\n\n   \n", "empty file"),
+    "syntax": ("# pypto.program: P\nimport pypto.language as pl\n@pl.program\nclass P:\n    def f(self:\n", "invalid Python syntax"),
+    "truncated": (_program("x: pl.Scalar[pl.INDEX] = (1 +"), "invalid Python syntax"),
+    "unsupported-irnode": (_program("x: pl.Tensor[[4], <unsupported IRNode type>] = a"), "invalid Python syntax"),
+    "not-a-program": ("import os\nprint('hello')\n", "not a PyPTO program"),
+    "no-functions": ("import pypto.language as pl\n@pl.program\nclass P:\n    x = 1\n", "no `@pl.function` method"),
+    "nested-def": (_program("def g():\n            pass"), "nested `def`"),
+    "try": (_program("try:\n            pass\n        except Exception:\n            pass"), "`try`"),
+    "param-without-type": (_program("pass").replace("a: pl.Tensor[[4], pl.FP32]", "a"), "no type annotation"),
+    "nul-byte": ("# pypto.program: P\x00\n", "NUL byte"),
+    "deep-parens": ("x = " + "(" * 5000 + "1" + ")" * 5000 + "\n", "invalid Python syntax"),
+    "deep-indent": ("".join("    " * i + "if x:\n" for i in range(5000)) + "    " * 5000 + "pass\n", "invalid Python syntax"),
+    "deep-expression": (_program("x: pl.Scalar[pl.INDEX] = " + " + ".join(["1"] * 5000)), "too deep"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_is_a_located_parse_error(name: str) -> None:
+    text, reason = BAD_INPUTS[name]
+    with pytest.raises(ParseError) as caught:
+        parse(text, f"{name}.py")
+    err = caught.value
+    assert reason in err.reason, err.reason
+    assert err.path == f"{name}.py" and err.line >= 1 and err.col >= 1
+    assert str(err).startswith(f"{name}.py:{err.line}:{err.col}: ")
+
+
+def test_binary_bytes_are_a_parse_error(tmp_path) -> None:
+    path = tmp_path / "binary.py"
+    path.write_bytes(b"# pypto.program: P\n\xff\xfe\x00garbage")
+    with pytest.raises(ParseError) as caught:
+        parse_file(path)
+    assert "not UTF-8" in caught.value.reason and caught.value.line == 2
+
+
+def test_a_missing_file_is_a_parse_error(tmp_path) -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_file(tmp_path / "nope.py")
+    assert "cannot read" in caught.value.reason
