@@ -21,6 +21,7 @@ __all__ = [
     "analyze",
     "legalize",
     "parse",
+    "preflight",
     "print_program",
 ]
 
@@ -30,6 +31,10 @@ def __getattr__(name: str):  # noqa: ANN202 - lazy imports keep `legalog --help`
         from legalog.analyzer import analysis
 
         return getattr(analysis, name)
+    if name == "preflight":
+        from legalog.analyzer.spmd import preflight
+
+        return preflight
     if name in ("parse", "print_program", "ParseError"):
         from legalog import ir
 

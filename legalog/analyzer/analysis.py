@@ -11,6 +11,7 @@ from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
+from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
 from legalog.extractor.lower import Lowering, lower
 from legalog.ir.errors import ParseError
@@ -18,9 +19,10 @@ from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
 from legalog.rewriter.graph_boundary import legalize_graphs
+from legalog.rewriter.spmd_guard import guard_launches
 from legalog.rules.engine import Derived, RuleProgram, evaluate
 
-PASS_RULES = ("base", "invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control")
+PASS_RULES = ("base", "invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control", "spmd")
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 
 Status = Literal["legal", "rewritten", "rejected", "error"]
@@ -44,6 +46,7 @@ class Analysis:
     program: Program | None
     diagnostics: tuple[Diagnostic, ...]
     graphs: tuple[GraphDecision, ...] = ()
+    launches: tuple[LaunchDecision, ...] = ()
     legalized: Program | None = None
     lowering: Lowering | None = field(default=None, repr=False, compare=False)
     derived: Derived | None = field(default=None, repr=False, compare=False)
@@ -87,14 +90,17 @@ def analyze(source: str | Program, path: str | None = None, runtime: str = "host
         return Analysis(path, None, (parse_diagnostic(err),))
     lowering, derived = solve(program, runtime)
     graphs = graph_decisions(program, lowering, derived)
-    diagnostics = graph_diagnostics(program, lowering, derived)
+    launches = decide_launches(program, lowering, derived)
+    diagnostics = graph_diagnostics(program, lowering, derived) + list(launches.diagnostics)
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
-        legalized = legalize_graphs(program, graphs)
+        # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only
+        # Orchestration launches, never a Graph call site or body.
+        legalized = legalize_graphs(guard_launches(program, launches), graphs)
         if legalized != program:
             diagnostics += verify(legalized, runtime)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
-    return Analysis(path, program, ordered, graphs, legalized, lowering, derived)
+    return Analysis(path, program, ordered, graphs, launches.launches, legalized, lowering, derived)
 
 
 def legalize(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Program:

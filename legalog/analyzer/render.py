@@ -19,6 +19,7 @@ from legalog.analyzer.report import (
     HoistedScalar,
     HoistedView,
     RemovedAlias,
+    LaunchModel,
     ReportModel,
 )
 from legalog.ir.printer import print_expr
@@ -67,7 +68,7 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
         status=analysis.status,
         diagnostics=[diagnostic_model(d) for d in analysis.diagnostics],
         graphs=graphs,
-        launches=[],
+        launches=[LaunchModel.model_validate(launch.to_json()) for launch in analysis.launches],
         used_dump=used_dump,
     )
 

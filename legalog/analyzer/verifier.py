@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.analyzer.graph import graph_decisions, graph_diagnostics
+from legalog.analyzer.spmd import decide_launches
 from legalog.extractor.lower import lower, var_name
 from legalog.ir.model import Program
 from legalog.rules.engine import RuleProgram, evaluate
@@ -45,4 +46,8 @@ def verify(program: Program, runtime: str = "host_build_graph") -> list[Diagnost
         if decision.changes_anything:
             found.append(diagnostic("GB118", f"verifier: Graph `{decision.function}` still has values to hoist after legalization",
                                     1, 1, function=decision.function))
+    for launch in decide_launches(program, again, solved).launches:
+        if launch.outcome != "proven":
+            found.append(diagnostic("SP310", f"verifier: the launch of `{launch.callee}` is still not proven positive",
+                                    launch.line, launch.column, function=launch.function))
     return found
