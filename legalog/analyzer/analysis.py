@@ -7,7 +7,7 @@ program to the next (the engine restores its rules-only database after every eva
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
@@ -22,8 +22,11 @@ from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 from legalog.rules.engine import Derived, RuleProgram, evaluate
 
-PASS_RULES = ("base", "invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control", "spmd")
+PASS_RULES = ("base", "invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control", "spmd", "explain")
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+
+if TYPE_CHECKING:
+    from legalog.analyzer.explain import Explanation
 
 Status = Literal["legal", "rewritten", "rejected", "error"]
 
@@ -62,6 +65,12 @@ class Analysis:
         if self.errors:
             return "rejected"
         return "rewritten" if self.legalized is not None and self.legalized != self.program else "legal"
+
+    def explain(self, function: str, var: str) -> Explanation:
+        """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
+        from legalog.analyzer.explain import explain
+
+        return explain(self, function, var)
 
     def legalized_text(self) -> str | None:
         if self.status in ("error", "rejected") or self.legalized is None:

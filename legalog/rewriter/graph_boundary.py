@@ -6,9 +6,9 @@ then views, then scalars, each in definition order, keeping the body variable's 
 before scalars, as CoreTaskArgs requires).
 
 At every call site: each hoisted value is rebuilt in the caller's own terms and bound to a local
-`<name>__graph_arg<N>` just before the launch (N counts over the whole program), in definition
-order so a view's offset can read an earlier scalar's local; the launch gets the new arguments
-and one `arg_directions` entry each.  Nothing is written inline: codegen takes only a variable or
+`<name>__graph_arg<N>` just before the launch (N counts over the whole program) — scalars first,
+then tensors, so a view's offset can read a scalar's local; the launch gets the new arguments in
+parameter order and one `arg_directions` entry each.  Nothing is written inline: codegen takes only a variable or
 a literal as a task argument.  Source: PyPTO's CallSiteExtender, read in
 hw-native-sys/pypto src/ir/transforms/legalize_graph_boundary_pass.cpp.
 """
@@ -126,7 +126,10 @@ def _extend_call(
     locals_of_graph = bound_names(callee.body)
     prelude: list[Stmt] = []
     local_for: dict[str, str] = {}
-    for h in sorted(plan.hoisted, key=lambda h: h.order):
+    # Scalars first, then tensors, each in definition order: a slice's offset is typically a
+    # Step A scalar, so its binding has to precede the slice (the seed's order; PyPTO's source
+    # interleaves by definition, which the lazy `lookup` above makes unnecessary).
+    for h in sorted(plan.hoisted, key=lambda h: (h.kind != "scalar", h.order)):
         value = substitute(h.value, lookup)
         local = _fresh(f"{plain_name(h.name)}__graph_arg{next(counter)}", taken)
         prelude.append(Assign((local,), _caller_type(h.type, lookup, locals_of_graph), value))

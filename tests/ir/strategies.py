@@ -112,7 +112,8 @@ def _unique_keywords(values: st.SearchStrategy[Expr]) -> st.SearchStrategy[tuple
 
 def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
     small = st.lists(children, max_size=3).map(tuple)
-    unary = st.tuples(st.sampled_from(("-", "+", "~", "not")), children).filter(lambda t: not _folds(*t))
+    # (maps rather than filters: a filter over a recursive strategy makes Hypothesis print its repr)
+    unary = st.tuples(st.sampled_from(("-", "+", "~", "not")), children).map(lambda t: ("~", t[1]) if _folds(*t) else t)
     return st.one_of(
         st.builds(BinOp, st.sampled_from(BINOPS), children, children),
         unary.map(lambda t: UnaryOp(t[0], t[1])),
@@ -174,7 +175,7 @@ def _simple_statements(in_loop: bool) -> st.SearchStrategy[Stmt]:
         st.builds(lambda v, c: ExprStmt(v, comments=c), exprs, comments),
         st.builds(
             lambda vs, c: Return(tuple(vs), comments=c),
-            st.lists(exprs, max_size=2).filter(lambda vs: _return(tuple(vs))),
+            st.lists(exprs, max_size=2).map(lambda vs: tuple(vs) if _return(tuple(vs)) else ()),
             comments,
         ),
         st.builds(lambda k, c: Jump(k, comments=c), st.sampled_from(jumps), comments),

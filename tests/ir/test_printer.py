@@ -112,6 +112,7 @@ EXPRS: list[tuple[Expr | Keyword, str]] = [
     (Const(None), "None"),
     (Const("round"), '"round"'),
     (Const('a "q"\n\\'), '"a \\"q\\"\\n\\\\"'),
+    (Const("it's \U0001f600 \ud800"), '"it\'s \U0001f600 \\ud800"'),
     # containers and calls
     (Call("pl.tensor.slice", (x, ListExpr((Const(64), Const(64))), ListExpr((a, Const(0))))), "pl.tensor.slice(x, [64, 64], [a, 0])"),
     (Call("pl.system.task_dummy", (), (Keyword("deps", ListExpr(())),)), "pl.system.task_dummy(deps=[])"),

@@ -7,6 +7,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from legalog.ir.model import Expr, Function, Program, Type
@@ -27,6 +28,8 @@ def _load_strategies():  # type: ignore[no-untyped-def]
 
 
 S = _load_strategies()
+# Hypothesis warns that the recursive strategies have a large repr: a cost, not a fault.
+pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -1,0 +1,172 @@
+"""Where the input comes from: PyPTO's `passes_dump/` folders, and in-memory PyPTO programs.
+
+A `passes_dump/` folder holds one dump per pass, `NN_after_<Pass>.py` (and `00_frontend.py`).
+The two passes legalog re-implements each run at one position of PyPTO's pipeline
+(seeds/*.en.txt, "Position in the pipeline"), so `check` analyses the dump at that position:
+
+* Graph boundaries: LegalizeGraphBoundary "runs after the final Simplify and immediately before
+  MaterializeRuntimeScopes" -> the last `*_after_Simplify.py` numbered before the first
+  `*_after_MaterializeRuntimeScopes.py` (45 in the Default strategy).
+* SPMD launches: LegalizeSpmdLaunches runs before DeriveCallDirections (its `Out` arguments must
+  exist before call directions are derived) -> the dump numbered just before the first
+  `*_after_DeriveCallDirections.py` (37 in the Default strategy).
+
+Missing passes fall back, and the reason says which fallback was chosen:
+Graph: no Simplify before MaterializeRuntimeScopes -> the dump just before it; no
+MaterializeRuntimeScopes -> the last Simplify; neither -> the newest dump.
+SPMD: no DeriveCallDirections -> the newest dump numbered before MaterializeRuntimeScopes
+(or the newest dump); DeriveCallDirections first -> that dump itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+Role = Literal["all", "graph", "spmd", "both"]
+DUMP_NAME = re.compile(r"^(?P<num>\d+)_(?:after_(?P<pass>\w+)|(?P<frontend>frontend))\.py$")
+GRAPH_ANCHOR, SPMD_ANCHOR, LAST_SIMPLIFY = "MaterializeRuntimeScopes", "DeriveCallDirections", "Simplify"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One file to analyse; for a passes_dump folder, which pass's position it stands for."""
+
+    path: str
+    folder: str | None = None
+    role: Role = "all"
+    reason: str = ""
+
+    def describe(self) -> str:
+        what = {"graph": "Graph boundaries", "spmd": "SPMD launches", "both": "Graph boundaries and SPMD launches"}
+        return f"{self.folder}: {what.get(self.role, self.role)} checked in {Path(self.path).name} ({self.reason})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Dump:
+    number: int
+    pass_name: str
+    path: Path
+
+
+def dumps_in(folder: Path) -> list[_Dump]:
+    """The `NN_after_<Pass>.py` / `NN_frontend.py` files directly in `folder`, in pipeline order."""
+    found = []
+    for path in folder.iterdir() if folder.is_dir() else ():
+        if path.is_file() and (m := DUMP_NAME.match(path.name)):
+            found.append(_Dump(int(m["num"]), m["pass"] or "frontend", path))
+    return sorted(found, key=lambda d: (d.number, d.path.name))
+
+
+def is_dump_folder(folder: Path) -> bool:
+    return bool(dumps_in(folder))
+
+
+def _first(dumps: list[_Dump], pass_name: str) -> _Dump | None:
+    return next((d for d in dumps if d.pass_name == pass_name), None)
+
+
+def _before(dumps: list[_Dump], anchor: _Dump) -> list[_Dump]:
+    return [d for d in dumps if d.number < anchor.number]
+
+
+def graph_position(dumps: list[_Dump]) -> tuple[_Dump, str]:
+    anchor = _first(dumps, GRAPH_ANCHOR)
+    if anchor is not None:
+        earlier = _before(dumps, anchor)
+        if simplify := [d for d in earlier if d.pass_name == LAST_SIMPLIFY]:
+            return simplify[-1], f"the last Simplify before {anchor.path.name}"
+        if earlier:
+            return earlier[-1], f"fallback: no Simplify dump before {anchor.path.name}; used the dump just before it"
+        return anchor, f"fallback: nothing precedes {anchor.path.name}; used it"
+    if simplify := [d for d in dumps if d.pass_name == LAST_SIMPLIFY]:
+        return simplify[-1], f"fallback: no {GRAPH_ANCHOR} dump; used the last Simplify"
+    return dumps[-1], f"fallback: no {GRAPH_ANCHOR} or Simplify dump; used the newest dump"
+
+
+def spmd_position(dumps: list[_Dump]) -> tuple[_Dump, str]:
+    anchor = _first(dumps, SPMD_ANCHOR)
+    if anchor is not None:
+        earlier = _before(dumps, anchor)
+        if earlier:
+            return earlier[-1], f"the dump just before {anchor.path.name}"
+        return anchor, f"fallback: nothing precedes {anchor.path.name}; used it"
+    graph = _first(dumps, GRAPH_ANCHOR)
+    if graph is not None and (earlier := _before(dumps, graph)):
+        return earlier[-1], f"fallback: no {SPMD_ANCHOR} dump; used the newest dump before {graph.path.name}"
+    return dumps[-1], f"fallback: no {SPMD_ANCHOR} dump; used the newest dump"
+
+
+def select(folder: Path) -> list[Target]:
+    """The dumps of one passes_dump folder to analyse: one per pass position (one if they agree)."""
+    dumps = dumps_in(folder)
+    if not dumps:
+        return []
+    graph, graph_why = graph_position(dumps)
+    spmd, spmd_why = spmd_position(dumps)
+    if graph.path == spmd.path:
+        return [Target(str(graph.path), str(folder), "both", f"Graph: {graph_why}; SPMD: {spmd_why}")]
+    return [Target(str(graph.path), str(folder), "graph", graph_why),
+            Target(str(spmd.path), str(folder), "spmd", spmd_why)]  # fmt: skip
+
+
+def plan(paths: Iterable[str | Path], all_dumps: bool = False) -> list[Target]:
+    """Files as given; directories searched recursively for `*.py`, except that a passes_dump
+    folder contributes only the dumps at the passes' positions (unless `all_dumps`)."""
+    targets: list[Target] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            targets.append(Target(str(path)))
+            continue
+        files = sorted(p for p in path.rglob("*.py") if p.is_file())
+        folders = set() if all_dumps else {p.parent for p in files if DUMP_NAME.match(p.name)}
+        for folder in sorted(folders):
+            targets += select(folder)
+        targets += [Target(str(p)) for p in files if p.parent not in folders]
+    return sorted(targets, key=lambda t: (t.folder or t.path, t.role != "graph", t.path))
+
+
+# ------------------------------------------------------------------------- PyPTO programs
+
+
+def program_text(source: Any) -> Any:
+    """Text legalog reads, from a PyPTO in-memory program (anything `pypto.ir.python_print`
+    prints); a str or an already parsed legalog Program passes through unchanged.
+
+    PyPTO is optional: without it, an object that prints itself as a dump (`as_python()`, or
+    `str()` starting with the `# pypto.program:` header or `@pl.program`) is accepted too."""
+    from legalog.ir.model import Program
+
+    if isinstance(source, (str, Program)):
+        return source
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source).decode("utf-8")
+    if (text := _pypto_print(source)) is not None:
+        return text
+    as_python = getattr(source, "as_python", None)
+    if callable(as_python) and isinstance(text := as_python(), str):
+        return text
+    text = str(source)
+    if text.lstrip().startswith(("# pypto.program:", "import pypto.language", "@pl.program")):
+        return text
+    raise TypeError(f"legalog reads a PyPTO IR dump (str), a legalog Program, or a PyPTO program; got "
+                    f"{type(source).__name__}, which does not print as a dump (install pypto to print it)")  # fmt: skip
+
+
+def _pypto_print(source: Any) -> str | None:
+    try:
+        from pypto import ir as pypto_ir  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    printer = getattr(pypto_ir, "python_print", None)
+    if printer is None:
+        return None
+    try:
+        text = printer(source, "pl")
+    except (TypeError, ValueError, RuntimeError):
+        return None  # not a PyPTO node: fall through to the other spellings
+    return text if isinstance(text, str) else None

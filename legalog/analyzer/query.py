@@ -1,0 +1,221 @@
+"""`legalog query`: one ad-hoc Datalog atom over a program's facts and every derived relation.
+
+The query language is the rules' own atom syntax: `relation(X, "y", 3, _)` with capitalised
+variables, quoted strings, integers and `_` as a wildcard; a variable used twice must take the
+same value in both columns.  It is evaluated against `Analysis.derived` (already materialised),
+so it never touches pyDatalog: unknown relations and wrong arities are clear errors, not the
+engine's silent empty answer.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from legalog.facts.schema import RELATIONS
+from legalog.rules.engine import RULES_DIR, Derived
+
+Cell = str | int
+
+
+class QueryError(Exception):
+    """A query that cannot be asked as written; the message says what would work."""
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Wildcard:
+    pass
+
+
+Term = Var | Wildcard | Cell
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    relation: str
+    terms: tuple[Term, ...]
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for t in self.terms:
+            if isinstance(t, Var):
+                seen.setdefault(t.name)
+        return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class RelationInfo:
+    name: str
+    columns: tuple[str, ...]
+    kind: str  # "input" (facts/schema.py) or "derived" (a rule head)
+    meaning: str
+
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(self.columns)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    query: Query
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    matched: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"relation": self.query.relation, "columns": list(self.columns),
+                "rows": [list(r) for r in self.rows], "matched": self.matched}  # fmt: skip
+
+    def render_text(self) -> str:
+        if not self.columns:
+            return "yes" if self.matched else "no"
+        table = [self.columns] + [tuple(str(c) for c in row) for row in self.rows]
+        widths = [max(len(r[i]) for r in table) for i in range(len(self.columns))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        lines.append(f"({len(self.rows)} row{'s' if len(self.rows) != 1 else ''})")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------- parse
+
+_VARIABLE = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
+
+
+def parse_query(text: str) -> Query:
+    """`relation(X, "y", 3, _)` -> Query; QueryError says what is wrong and where."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as err:
+        raise QueryError(f"cannot read the query {text!r}: {err.msg} (column {err.offset})") from None
+    if isinstance(node, ast.Name):
+        raise QueryError(f"`{node.id}` needs its arguments: write {node.id}(X, ...) (see `legalog query FILE --list`)")
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.keywords:
+        raise QueryError("a query is one atom: relation(Arg, ...) with variables (X), strings (\"a\"), ints or _")
+    return Query(node.func.id, tuple(_term(a) for a in node.args))
+
+
+def _term(node: ast.expr) -> Term:
+    if isinstance(node, ast.Name):
+        if node.id == "_":
+            return Wildcard()
+        if _VARIABLE.match(node.id) or node.id.startswith("_"):
+            return Var(node.id)
+        raise QueryError(f"`{node.id}` is neither a variable (capitalised) nor a string: write \"{node.id}\" for the constant")
+    if isinstance(node, ast.Constant) and type(node.value) in (str, int):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) is int:  # fmt: skip
+        return -node.operand.value
+    raise QueryError(f"unsupported argument `{ast.unparse(node)}`: use a variable, a quoted string, an int or _")
+
+
+# ------------------------------------------------------------------------------- catalogue
+
+
+def catalogue(derived: Mapping[str, Any]) -> dict[str, RelationInfo]:
+    """Every relation of an analysis with its columns: inputs from the schema, derived ones
+    from the heads of the rules that define them."""
+    heads = _rule_heads()
+    arities = _arities()
+    out: dict[str, RelationInfo] = {}
+    for name in sorted(derived):
+        if (decl := RELATIONS.get(name)) is not None:
+            out[name] = RelationInfo(name, tuple(c.name for c in decl.columns), "input", decl.meaning)
+            continue
+        columns, meaning = heads.get(name, ((), ""))
+        arity = arities.get(name, len(columns))
+        if len(columns) != arity:
+            columns = tuple(f"C{i + 1}" for i in range(arity))
+        out[name] = RelationInfo(name, columns, "derived", meaning)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _arities() -> dict[str, int]:
+    from legalog.analyzer.analysis import pass_rules
+
+    return {name: rel.arity for name, rel in pass_rules().relations.items()}
+
+
+_HEAD = re.compile(r"^\(?\s*([a-z_]\w*)\s*(?:\(([^()]*)\)|\[([^\]]*)\]\s*==)")
+
+
+@lru_cache(maxsize=1)
+def _rule_heads() -> dict[str, tuple[tuple[str, ...], str]]:
+    """name -> (column names from the first all-variable head, the comment just above it)."""
+    from legalog.analyzer.analysis import PASS_RULES
+
+    found: dict[str, tuple[tuple[str, ...], str]] = {}
+    for rule_file in PASS_RULES:
+        comment: list[str] = []
+        for line in (RULES_DIR / f"{rule_file}.pyd").read_text(encoding="utf-8").splitlines():
+            stripped = line.strip()
+            if stripped.startswith("#"):
+                comment.append(stripped.lstrip("# "))
+                continue
+            if (m := _HEAD.match(stripped)) and "<=" in stripped:
+                _record_head(found, m, " ".join(comment[-2:]))
+            comment = [] if not stripped or "<=" in stripped else comment
+    return found
+
+
+def _record_head(found: dict[str, tuple[tuple[str, ...], str]], m: re.Match[str], comment: str) -> None:
+    name, args, keys = m.group(1), m.group(2), m.group(3)
+    cols = tuple(a.strip() for a in (args if args is not None else keys).split(",") if a.strip())
+    if keys is not None:
+        cols += ("Value",)
+    if not all(_VARIABLE.match(c) for c in cols):
+        if name not in found:
+            found[name] = ((), comment)
+        return
+    if name not in found or not found[name][0]:
+        found[name] = (cols, comment or (found[name][1] if name in found else ""))
+
+
+# ----------------------------------------------------------------------------------- ask
+
+
+def ask(derived: Derived | Mapping[str, Any], query: Query) -> Answer:
+    """Rows of `query.relation` matching the query, projected on its variables, sorted."""
+    relations = catalogue(derived)
+    info = relations.get(query.relation)
+    if info is None:
+        close = difflib.get_close_matches(query.relation, sorted(relations), n=4, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `legalog query FILE --list` names them all"
+        raise QueryError(f"unknown relation `{query.relation}`{hint}")
+    if len(query.terms) != len(info.columns):
+        raise QueryError(f"`{query.relation}` has {len(info.columns)} column{'s' if len(info.columns) != 1 else ''}, "
+                         f"the query gives {len(query.terms)}: {info.signature()}")  # fmt: skip
+    matched = [row for row in derived[query.relation] if _matches(query.terms, row)]
+    names = query.variables
+    positions = [next(i for i, t in enumerate(query.terms) if t == Var(n)) for n in names]
+    projected = {tuple(row[i] for i in positions) for row in matched}
+    return Answer(query, names, tuple(sorted(projected, key=_key)), len(matched))
+
+
+def _matches(terms: Sequence[Term], row: Sequence[Cell]) -> bool:
+    bound: dict[str, Cell] = {}
+    for term, value in zip(terms, row):
+        if isinstance(term, Wildcard):
+            continue
+        if isinstance(term, Var):
+            if bound.setdefault(term.name, value) != value:
+                return False
+        elif type(term) is not type(value) or term != value:
+            return False
+    return True
+
+
+def _key(row: tuple[Cell, ...]) -> tuple[tuple[int, int | str], ...]:
+    return tuple((0, c) if isinstance(c, int) else (1, c) for c in row)
