@@ -5,8 +5,13 @@ LegalizeSpmdLaunches, as Datalog rules over facts lowered from printed IR dumps,
 `core_num >= 1`.  The library surface:
 
     analysis = legalog.analyze(text)          # diagnostics, decisions, the rewritten program
+    analysis.explain("layer", "base")         # why a value was hoisted, kept or rejected
     program = legalog.legalize(text)          # or LegalizeError with the diagnostics
     legalog.print_program(program)            # back to PyPTO's printed format
+    legalog.preflight(program)                # codegen's check that every SPMD launch is guarded
+
+`text` may also be a PyPTO in-memory program: it is printed with PyPTO's own
+`pypto.ir.python_print` (PyPTO is optional; see `legalog.analyzer.dumps.program_text`).
 """
 
 from __future__ import annotations
@@ -17,8 +22,11 @@ __all__ = [
     "Analysis",
     "LegalizeError",
     "ParseError",
+    "Explanation",
+    "WhyError",
     "__version__",
     "analyze",
+    "explain",
     "legalize",
     "parse",
     "preflight",
@@ -26,15 +34,46 @@ __all__ = [
 ]
 
 
+def analyze(source, path=None, runtime="host_build_graph"):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
+    """`legalog.analyzer.analysis.analyze` for a dump text, a parsed Program, or a PyPTO program."""
+    from legalog.analyzer import analysis
+    from legalog.analyzer.dumps import program_text
+
+    return analysis.analyze(program_text(source), path, runtime)
+
+
+def legalize(source, path=None, runtime="host_build_graph"):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
+    """The legalized Program (print it with `legalog.print_program`), or LegalizeError."""
+    from legalog.analyzer import analysis
+    from legalog.analyzer.dumps import program_text
+
+    return analysis.legalize(program_text(source), path, runtime)
+
+
+def explain(source, function: str, var: str, path=None, runtime="host_build_graph"):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
+    """Why `var` in `function` was hoisted, kept, rejected, removed, or is no boundary value."""
+    return analyze(source, path, runtime).explain(function, var)
+
+
+def preflight(source):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
+    """Codegen's check that every SPMD launch is proven positive or guarded: a list of Diagnostics."""
+    from legalog.analyzer.dumps import program_text
+    from legalog.analyzer.spmd import preflight as check
+    from legalog.ir import parse
+
+    program = program_text(source)
+    return check(parse(program) if isinstance(program, str) else program)
+
+
 def __getattr__(name: str):  # noqa: ANN202 - lazy imports keep `legalog --help` fast
-    if name in ("analyze", "legalize", "Analysis", "LegalizeError"):
+    if name in ("Explanation", "WhyError"):
+        from legalog.analyzer import explain as explain_module
+
+        return getattr(explain_module, name)
+    if name in ("Analysis", "LegalizeError"):
         from legalog.analyzer import analysis
 
         return getattr(analysis, name)
-    if name == "preflight":
-        from legalog.analyzer.spmd import preflight
-
-        return preflight
     if name in ("parse", "print_program", "ParseError"):
         from legalog import ir
 

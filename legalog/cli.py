@@ -1,4 +1,4 @@
-"""The `legalog` command line (CONTRACT.md): check, fix, facts, schema.
+"""The `legalog` command line (CONTRACT.md): check, fix, why, query, facts, schema.
 
 Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
 or unreadable input.  No traceback ever reaches a user: bad input is a PARSE diagnostic with
@@ -29,7 +29,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("legalog: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return EXIT_OK
+    except UsageError as err:
+        print(f"legalog: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as err:
+        print(f"legalog: {err.strerror or err}: {err.filename or ''}".rstrip(": "), file=sys.stderr)
+        return EXIT_USAGE
+
+
+class UsageError(Exception):
+    """A command that cannot run as asked; the message says why (exit 2, no traceback)."""
+
+
+def _silence_stdout() -> None:
+    # The reader went away (`legalog ... | head`): point stdout at devnull so the interpreter's
+    # final flush does not raise a second BrokenPipeError.
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
                        help="which findings make the exit status 1 (default: error)")
     check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    check.add_argument("--all-dumps", action="store_true",
+                       help="in a passes_dump folder, check every dump instead of each pass's position")
     check.set_defaults(handler=_check)
 
     fix = sub.add_parser("fix", help="write the legalized program")
@@ -55,6 +77,22 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--diff", action="store_true", help="print a unified diff and write nothing")
     _runtime(fix)
     fix.set_defaults(handler=_fix)
+
+    why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
+    why.add_argument("file", metavar="FILE")
+    why.add_argument("--function", "-f", required=True, metavar="F", help="the function the value lives in")
+    why.add_argument("--var", "-v", required=True, metavar="V", help="the value's name, with or without its SSA suffix")
+    why.add_argument("--format", choices=("text", "json"), default="text")
+    _runtime(why)
+    why.set_defaults(handler=_why)
+
+    query = sub.add_parser("query", help="answer an ad-hoc Datalog query over facts and derived relations")
+    query.add_argument("file", metavar="FILE")
+    query.add_argument("query", nargs="?", metavar="QUERY", help='one atom, e.g. \'hoisted_scalar(V)\' or \'blocking(R, X, "call")\'')
+    query.add_argument("--list", action="store_true", help="name every relation with its columns")
+    query.add_argument("--format", choices=("text", "json"), default="text")
+    _runtime(query)
+    query.set_defaults(handler=_query)
 
     facts = sub.add_parser("facts", help="export every extracted relation as Soufflé-style .facts files")
     facts.add_argument("file", metavar="FILE")
@@ -89,15 +127,23 @@ def _version() -> str:
 
 def _check(args: argparse.Namespace) -> int:
     from legalog.analyzer import batch
+    from legalog.analyzer.dumps import plan
     from legalog.analyzer.render import render_sarif, render_text, report
 
-    files = batch.collect(args.paths)
-    if not files:
-        print("legalog: no *.py dumps found under the given paths", file=sys.stderr)
-        return EXIT_USAGE
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    targets = plan(args.paths, args.all_dumps)
+    if not targets:
+        raise UsageError("no *.py dumps found under the given paths")
+    # which dump stands for each pass's position: with the findings in text, on stderr otherwise
+    where = sys.stdout if args.format == "text" else sys.stderr
+    for target in targets:
+        if target.folder is not None:
+            print(f"passes_dump {target.describe()}", file=where)
     jobs = args.jobs or batch.default_jobs()
-    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(files) > 1
-    results = _run_with_progress(files, args.runtime, jobs) if show_bar else batch.run(files, args.runtime, jobs)
+    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(targets) > 1
+    results = _run_with_progress(targets, args.runtime, jobs) if show_bar else batch.run(targets, args.runtime, jobs)
     if args.format == "json":
         print(report(results).model_dump_json(indent=2))
     elif args.format == "sarif":
@@ -107,15 +153,16 @@ def _check(args: argparse.Namespace) -> int:
     return _exit_status(results, args.fail_on)
 
 
-def _run_with_progress(files, runtime: str, jobs: int):  # type: ignore[no-untyped-def]
+def _run_with_progress(targets, runtime: str, jobs: int):  # type: ignore[no-untyped-def]
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from legalog.analyzer import batch
 
     columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task("check", total=len(files))
-        return batch.run(files, runtime, jobs, progress=lambda _r: bar.advance(task))
+    with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task("check", total=len(targets))
+        return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task))
 
 
 def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
@@ -127,21 +174,31 @@ def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
     return EXIT_OK
 
 
+# -------------------------------------------------------------------------- one-file commands
+
+
+def _load(path: str, runtime: str):  # type: ignore[no-untyped-def]
+    """Analyse one file, or raise UsageError with the PARSE diagnostic's file:line:col."""
+    from legalog.analyzer.analysis import analyze
+    from legalog.ir.errors import ParseError
+    from legalog.ir.parser import parse_file
+
+    if not Path(path).is_file():
+        raise UsageError(f"no such file: {path}")
+    try:
+        program = parse_file(path)
+    except ParseError as err:
+        raise UsageError(f"PARSE {path}:{err.line}:{err.col}: {err.reason}") from None
+    return analyze(program, path, runtime)
+
+
 # ------------------------------------------------------------------------------------- fix
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from legalog.analyzer.analysis import analyze
     from legalog.analyzer.render import file_model, render_text
-    from legalog.ir.errors import ParseError
-    from legalog.ir.parser import parse_file
 
-    try:
-        program = parse_file(args.file)
-    except ParseError as err:
-        print(f"PARSE {err}", file=sys.stderr)
-        return EXIT_USAGE
-    analysis = analyze(program, args.file, args.runtime)
+    analysis = _load(args.file, args.runtime)
     text = analysis.legalized_text()
     if text is None:
         print(render_text([file_model(analysis)], show_summary=False), file=sys.stderr)
@@ -172,6 +229,55 @@ def write_atomic(target: Path, text: str) -> None:
         raise
 
 
+# ------------------------------------------------------------------------------ why, query
+
+
+def _why(args: argparse.Namespace) -> int:
+    from legalog.analyzer.explain import WhyError
+
+    analysis = _load(args.file, args.runtime)
+    try:
+        explanation = analysis.explain(args.function, args.var)
+    except WhyError as err:
+        hint = f"; candidates: {', '.join(err.candidates)}" if err.candidates else ""
+        raise UsageError(f"{err}{hint}") from None
+    if args.format == "json":
+        print(json.dumps(explanation.to_json(), indent=2))
+    else:
+        print(explanation.render_text())
+    return EXIT_OK
+
+
+def _query(args: argparse.Namespace) -> int:
+    from legalog.analyzer.query import QueryError, ask, catalogue, parse_query
+
+    if args.list == (args.query is not None):
+        raise UsageError("give either a QUERY or --list")
+    analysis = _load(args.file, args.runtime)
+    if analysis.derived is None:
+        raise UsageError(f"{args.file} could not be analysed")
+    if args.list:
+        return _list_relations(catalogue(analysis.derived), args.format)
+    try:
+        answer = ask(analysis.derived, parse_query(args.query))
+    except QueryError as err:
+        raise UsageError(str(err)) from None
+    print(json.dumps(answer.to_json(), indent=2) if args.format == "json" else answer.render_text())
+    return EXIT_OK
+
+
+def _list_relations(relations, fmt: str) -> int:  # type: ignore[no-untyped-def]
+    if fmt == "json":
+        print(json.dumps([{"name": r.name, "columns": list(r.columns), "kind": r.kind, "meaning": r.meaning}
+                          for r in relations.values()], indent=2))  # fmt: skip
+        return EXIT_OK
+    for kind in ("input", "derived"):
+        print(f"# {kind} relations")
+        for r in (r for r in relations.values() if r.kind == kind):
+            print(f"{r.signature():<48} {r.meaning}".rstrip())
+    return EXIT_OK
+
+
 # ----------------------------------------------------------------------------- facts, schema
 
 
@@ -182,11 +288,12 @@ def _facts(args: argparse.Namespace) -> int:
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_file
 
+    if not Path(args.file).is_file():
+        raise UsageError(f"no such file: {args.file}")
     try:
         program = parse_file(args.file)
     except ParseError as err:
-        print(f"PARSE {err}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(f"PARSE {args.file}:{err.line}:{err.col}: {err.reason}") from None
     facts = lower(program, args.runtime).facts
     written = write_facts(facts.as_mapping(), INPUT_RELATIONS, Path(args.output))
     print(f"legalog: {facts.count()} facts in {len(written)} relations written to {args.output}", file=sys.stderr)

@@ -1,80 +1,139 @@
 """Many dumps at once: collect them, analyse each in isolation (a process pool when asked), and
 return results in a stable order whatever the scheduling.  One file that cannot be read, or
-whose analysis crashes, is a result with status `error` — it never stops the others."""
+whose analysis crashes — even one that kills its worker process — is a result with status
+`error` and its reason; it never stops the others."""
 
 from __future__ import annotations
 
 import os
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from legalog.analyzer.dumps import Target, plan
 from legalog.analyzer.report import DiagnosticModel, FileModel
 
+Progress = Callable[[FileModel], None]
+_GRAPH_ONLY = ("GB", "HC")
 
-def collect(paths: Iterable[str | Path]) -> list[Path]:
-    """Files as given; directories searched recursively for `*.py`, sorted."""
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.py") if p.is_file()))
-        else:
-            found.append(path)
-    return found
+
+def collect(paths: Iterable[str | Path], all_dumps: bool = True) -> list[Path]:
+    """Files as given; directories searched recursively for `*.py`, sorted (every dump of a
+    passes_dump folder unless `all_dumps` is False: see `dumps.plan`)."""
+    return [Path(t.path) for t in plan(paths, all_dumps)]
 
 
 def analyse_file(path: str, runtime: str = "host_build_graph") -> FileModel:
     """One dump to its report entry; never raises."""
+    return analyse_target(Target(str(path)), runtime)
+
+
+def analyse_target(target: Target, runtime: str = "host_build_graph") -> FileModel:
+    """One target to its report entry (filtered to its pass for a passes_dump position); never raises."""
     from legalog.analyzer.analysis import analyze
     from legalog.analyzer.render import file_model
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_file
 
+    path = target.path
     try:
         try:
             program = parse_file(path)
         except ParseError as err:
-            return _error(path, err.reason, err.line, err.col, "PARSE")
-        return file_model(analyze(program, path, runtime))
+            return _error(target, err.reason, err.line, err.col)
+        model = file_model(analyze(program, path, runtime))
+        return model if target.folder is None else _for_position(model, target)
     except Exception as err:  # noqa: BLE001 - a crash in one file must not stop a batch
         where = traceback.extract_tb(err.__traceback__)[-1]
         reason = f"internal error: {type(err).__name__}: {err} (at {Path(where.filename).name}:{where.lineno})"
-        return _error(path, reason, 1, 1, "PARSE")
+        return _error(target, reason, 1, 1)
 
 
-def _error(path: str, reason: str, line: int, col: int, code: str) -> FileModel:
-    diag = DiagnosticModel(code=code, severity="error", line=line, column=col, message=reason)
-    return FileModel(path=path, status="error", diagnostics=[diag])
+def _for_position(model: FileModel, target: Target) -> FileModel:
+    """A passes_dump entry: the folder, the dump used, and only the diagnostics of the pass that
+    runs at that dump's position (the other pass is judged on its own dump)."""
+    keep = {"graph": _is_graph_code, "spmd": lambda c: not _is_graph_code(c)}.get(target.role, lambda c: True)
+    diagnostics = [d for d in model.diagnostics if d.code == "PARSE" or keep(d.code)]
+    graphs = model.graphs if target.role != "spmd" else []
+    launches = model.launches if target.role != "graph" else []
+    status = model.status
+    if status == "rejected" and not any(d.severity == "error" for d in diagnostics):
+        # rejected only by the other pass: say what this pass alone would do
+        changes = any(g.hoisted_scalars or g.removed_aliases or g.hoisted_views or g.hoisted_allocs for g in graphs)
+        status = "rewritten" if changes or any(launch.outcome == "guarded" for launch in launches) else "legal"
+    return model.model_copy(update={"path": target.folder, "used_dump": target.path, "status": status,
+                                    "diagnostics": diagnostics, "graphs": graphs, "launches": launches})  # fmt: skip
 
 
-def _analyse_star(args: tuple[str, str]) -> FileModel:
-    return analyse_file(*args)
+def _is_graph_code(code: str) -> bool:
+    return code.startswith(_GRAPH_ONLY)
+
+
+def _error(target: Target, reason: str, line: int, col: int) -> FileModel:
+    diag = DiagnosticModel(code="PARSE", severity="error", line=line, column=col, message=reason)
+    return FileModel(path=target.folder or target.path, status="error", diagnostics=[diag],
+                     used_dump=target.path if target.folder else None)  # fmt: skip
+
+
+def _analyse_pair(args: tuple[Target, str]) -> FileModel:
+    return analyse_target(*args)
 
 
 def run(
-    files: Sequence[Path], runtime: str = "host_build_graph", jobs: int = 1,
-    progress: Callable[[FileModel], None] | None = None,
+    files: Sequence[Path | str | Target], runtime: str = "host_build_graph", jobs: int = 1,
+    progress: Progress | None = None,
 ) -> list[FileModel]:  # fmt: skip
     """Analyse every file; the result list is in the order of `files`."""
-    tasks = [(str(f), runtime) for f in files]
-    results: list[FileModel] = []
-    for result in _map(tasks, jobs):
-        results.append(result)
-        if progress is not None:
-            progress(result)
-    return results
-
-
-def _map(tasks: list[tuple[str, str]], jobs: int) -> Iterator[FileModel]:
+    tasks = [(f if isinstance(f, Target) else Target(str(f)), runtime) for f in files]
     if jobs <= 1 or len(tasks) <= 1:
-        yield from (_analyse_star(t) for t in tasks)
-        return
-    # Chunks amortise the pickling; `map` keeps the input order whatever finishes first.
-    chunk = max(1, min(16, len(tasks) // (jobs * 4)))
+        return [_report(_analyse_pair(t), progress) for t in tasks]
+    return _run_pool(tasks, jobs, progress)
+
+
+def _report(result: FileModel, progress: Progress | None) -> FileModel:
+    if progress is not None:
+        progress(result)
+    return result
+
+
+def _run_pool(tasks: list[tuple[Target, str]], jobs: int, progress: Progress | None) -> list[FileModel]:
+    results: list[FileModel | None] = [None] * len(tasks)
+    broken: list[int] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(_analyse_star, tasks, chunksize=chunk)
+        futures = [pool.submit(_analyse_pair, t) for t in tasks]
+        try:
+            for i, future in enumerate(futures):
+                if (result := _result(future)) is None:
+                    broken.append(i)
+                else:
+                    results[i] = _report(result, progress)
+        except BaseException:  # Ctrl-C: drop the queue instead of finishing it
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    if broken:
+        # A worker died (a crash no `except` can catch): the pool is gone, and every unfinished
+        # file with it.  Re-run those one per process, so only the culprit is lost.
+        with ThreadPoolExecutor(max_workers=jobs) as threads:
+            for i, result in zip(broken, threads.map(lambda i: _isolated(tasks[i]), broken)):
+                results[i] = _report(result, progress)
+    return [r for r in results if r is not None]
+
+
+def _result(future: Future[FileModel]) -> FileModel | None:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return None
+
+
+def _isolated(task: tuple[Target, str]) -> FileModel:
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        try:
+            return pool.submit(_analyse_pair, task).result()
+        except BrokenProcessPool:
+            return _error(task[0], "internal error: the analysis process died (killed, or out of memory)", 1, 1)
 
 
 def default_jobs() -> int:

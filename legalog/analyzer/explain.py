@@ -168,6 +168,7 @@ class _Explainer:
         self.low = analysis.lowering
         self.prefix = analysis.program.prefix  # type: ignore[union-attr]
         self.assign = {v: (s, e) for s, v, e in self.d["assign"]}
+        self.cited: list[tuple[str, tuple[Any, ...]]] = []  # rows read while walking provenance
         self.children: dict[str, list[tuple[int, str]]] = {}
         for e, i, x in self.d["operand"]:
             self.children.setdefault(e, []).append((i, x))
@@ -215,6 +216,8 @@ class _Explainer:
             ex.summary = f"`{fn}` is a {kind} function; LegalizeGraphBoundary only rewrites Graph functions"
             return ex
         self.classify(vid, ex)
+        for relation, row in self.cited:
+            ex.cite(relation, *row)
         return ex
 
     def kind_of(self, vid: str) -> str:
@@ -503,6 +506,9 @@ class _Explainer:
         return out
 
     def edge_kind(self, vid: str, w: str) -> str:
+        for relation in ("alias_edge", "carried_edge", "inplace_edge"):
+            if self.has(relation, vid, w):
+                self.cited.append((relation, (vid, w)))
         if self.has("alias_edge", vid, w):
             return "a bare alias of"
         if self.has("carried_edge", vid, w):

@@ -162,7 +162,7 @@ def _rule_heads() -> dict[str, tuple[tuple[str, ...], str]]:
         for line in (RULES_DIR / f"{rule_file}.pyd").read_text(encoding="utf-8").splitlines():
             stripped = line.strip()
             if stripped.startswith("#"):
-                comment.append(stripped.lstrip("# "))
+                comment.append(stripped.lstrip("# ").strip("- "))
                 continue
             if (m := _HEAD.match(stripped)) and "<=" in stripped:
                 _record_head(found, m, " ".join(comment[-2:]))
@@ -175,7 +175,7 @@ def _record_head(found: dict[str, tuple[tuple[str, ...], str]], m: re.Match[str]
     cols = tuple(a.strip() for a in (args if args is not None else keys).split(",") if a.strip())
     if keys is not None:
         cols += ("Value",)
-    if not all(_VARIABLE.match(c) for c in cols):
+    if not all(_VARIABLE.match(c) for c in cols) or len(set(cols)) != len(cols):
         if name not in found:
             found[name] = ((), comment)
         return

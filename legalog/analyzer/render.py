@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from legalog import __version__
 from legalog.analyzer.analysis import Analysis
@@ -84,9 +85,10 @@ def render_text(files: Sequence[FileModel], show_summary: bool = True) -> str:
     """Ruff's shape: `CODE [*] message`, `--> file:line:col`, the line with a caret, help, note."""
     chunks: list[str] = []
     for f in files:
-        lines = _source_lines(f.path)
+        source = f.used_dump or f.path
+        lines = _source_lines(source)
         for d in f.diagnostics:
-            chunks.append(_render_one(f.path, d, lines))
+            chunks.append(_render_one(source, d, lines))
     if show_summary:
         chunks.append(summary(files))
     return "\n".join(chunks)
@@ -101,8 +103,12 @@ def _render_one(path: str, d: DiagnosticModel, lines: list[str]) -> str:
         text = lines[d.line - 1].rstrip("\n")
         shown = text if len(text) <= 160 else text[: max(d.column + 60, 160)] + " ..."
         out += [f"{gutter} |", f"{d.line} | {shown}", f"{gutter} | {' ' * (d.column - 1)}^"]
-    info = CODES[d.code]
-    out += [f"  = help: {info.help}", f"  = note: {info.note}", ""]
+    info = CODES.get(d.code)
+    if info is not None:
+        out += [f"  = help: {d.help or info.help}", f"  = note: {info.note}"]
+    if d.fixable:
+        out.append("  = fix: `legalog fix` applies this rewrite (safe: the verifier re-checks the result)")
+    out.append("")
     return "\n".join(out)
 
 
@@ -116,11 +122,14 @@ def _source_lines(path: str) -> list[str]:
 def summary(files: Sequence[FileModel]) -> str:
     statuses = Counter(f.status for f in files)
     codes = Counter(d.code for f in files for d in f.diagnostics)
+    fixable = sum(d.fixable for f in files for d in f.diagnostics)
     parts = [f"{len(files)} file{'s' if len(files) != 1 else ''}:"]
     parts += [f"{statuses[s]} {s}" for s in ("legal", "rewritten", "rejected", "error") if statuses[s]]
     line = " ".join([parts[0], ", ".join(parts[1:]) or "nothing to check"])
     if codes:
         line += "\n" + "  ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
+    if fixable:
+        line += f"\n[*] {fixable} fixable with `legalog fix`"
     return line
 
 
@@ -140,13 +149,19 @@ def render_sarif(files: Sequence[FileModel]) -> dict:
     index = {info.code: i for i, info in enumerate(CODES.values())}
     results = [
         {"ruleId": d.code, "ruleIndex": index[d.code], "level": _level(d.severity), "message": {"text": d.message},
-         "locations": [{"physicalLocation": {"artifactLocation": {"uri": Path(f.path).as_posix()},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(f.used_dump or f.path)},
                                              "region": {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}}}]}
         for f in files for d in f.diagnostics
     ]  # fmt: skip
     driver = {"name": "legalog", "version": __version__, "informationUri": "https://github.com/hw-native-sys/pypto",
               "rules": rules}  # fmt: skip
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
+
+
+def _uri(path: str) -> str:
+    """A SARIF artifact URI: a file:// URI for an absolute path, a relative reference otherwise."""
+    p = Path(path)
+    return p.as_uri() if p.is_absolute() else quote(p.as_posix())
 
 
 def _level(severity: str) -> str:

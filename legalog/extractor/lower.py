@@ -234,6 +234,10 @@ class _FunctionLowering:
         match stmt:
             case Assign():
                 self._assign(stmt, sid)
+            case ExprStmt(value=Call(func=func, args=(cond,))) if func == f"{self.prefix}cond":
+                # `pl.cond(c)` heading an SSA while body is the loop's condition, not a call:
+                # PyPTO keeps it on the WhileStmt, so nothing here is a call argument.
+                add("stmt_expr", sid, self.expr(cond, sid))
             case ExprStmt(value=value):
                 add("stmt_expr", sid, self.expr(value, sid))
             case For():

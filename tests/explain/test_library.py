@@ -1,0 +1,106 @@
+"""The library surface: the README's snippet runs as written, PyPTO programs are accepted
+(through a stand-in: PyPTO does not install from the registry), and writes are atomic."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import legalog
+from legalog import cli
+
+REPO = Path(__file__).resolve().parents[2]
+ROW_SHIFT = REPO / "examples" / "row_shift.py"
+
+
+def test_the_readme_library_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    library = readme.split("## Library", 1)[1]
+    snippet = re.search(r"```python\n(.*?)```", library, re.S)
+    assert snippet is not None
+    monkeypatch.chdir(REPO)
+    exec(compile(snippet.group(1), "README.md", "exec"), {})  # noqa: S102 - our own README
+    out = capsys.readouterr().out
+    assert "rewritten" in out and "hoisted" in out
+
+
+class StandIn:
+    """A PyPTO program as PyPTO's printer sees it: an opaque object."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def test_a_pypto_program_is_printed_with_pypto_python_print(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def python_print(node: object, prefix: str = "pl") -> str:
+        if not isinstance(node, StandIn):
+            raise TypeError("not an IR node")
+        calls.append(prefix)
+        return node.text
+
+    pypto = types.ModuleType("pypto")
+    ir = types.ModuleType("pypto.ir")
+    ir.python_print = python_print  # type: ignore[attr-defined]
+    pypto.ir = ir  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pypto", pypto)
+    monkeypatch.setitem(sys.modules, "pypto.ir", ir)
+    program = StandIn(ROW_SHIFT.read_text())
+    assert legalog.analyze(program).status == "rewritten"
+    text = legalog.print_program(legalog.legalize(program))
+    assert legalog.analyze(text).status == "legal"  # the text PyPTO's pl.parse reads back
+    assert calls == ["pl", "pl"]
+
+
+def test_without_pypto_an_object_that_prints_a_dump_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pypto", None)  # import pypto -> ImportError
+
+    class AsPython:
+        def as_python(self) -> str:
+            return ROW_SHIFT.read_text()
+
+    class Printable:
+        def __str__(self) -> str:
+            return ROW_SHIFT.read_text()
+
+    assert legalog.analyze(AsPython()).status == "rewritten"
+    assert legalog.explain(Printable(), "shift", "base").verdict == "hoisted"
+    with pytest.raises(TypeError, match="PyPTO IR dump"):
+        legalog.analyze(object())
+
+
+def test_preflight_accepts_text() -> None:
+    assert legalog.preflight(ROW_SHIFT.read_text()) == []
+
+
+def test_a_failed_write_leaves_nothing_half_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dump = tmp_path / "row_shift.py"
+    dump.write_text(ROW_SHIFT.read_text())
+    before = dump.read_text()
+
+    def broken_replace(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    assert cli.main(["fix", str(dump), "--in-place"]) == 2
+    assert cli.main(["fix", str(dump), "-o", str(tmp_path / "out.py")]) == 2
+    assert dump.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["row_shift.py"]
+
+
+def test_an_interrupted_write_leaves_nothing_either(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dump = tmp_path / "row_shift.py"
+    dump.write_text(ROW_SHIFT.read_text())
+
+    def interrupted(src: object, dst: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    assert cli.main(["fix", str(dump), "--in-place"]) == 130
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["row_shift.py"]
