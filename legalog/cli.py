@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
                        help="which findings make the exit status 1 (default: error)")
     check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    check.add_argument("--no-cache", action="store_true",
+                       help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
     check.add_argument("--all-dumps", action="store_true",
                        help="in a passes_dump folder, check every dump instead of each pass's position")
     check.set_defaults(handler=_check)
@@ -133,6 +135,8 @@ def _check(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    if args.no_cache:
+        os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
     targets = plan(args.paths, args.all_dumps)
     if not targets:
         raise UsageError("no *.py dumps found under the given paths")
@@ -254,12 +258,12 @@ def _query(args: argparse.Namespace) -> int:
     if args.list == (args.query is not None):
         raise UsageError("give either a QUERY or --list")
     analysis = _load(args.file, args.runtime)
-    if analysis.derived is None:
+    if analysis.full_derived is None:
         raise UsageError(f"{args.file} could not be analysed")
     if args.list:
-        return _list_relations(catalogue(analysis.derived), args.format)
+        return _list_relations(catalogue(analysis.full_derived), args.format)
     try:
-        answer = ask(analysis.derived, parse_query(args.query))
+        answer = ask(analysis.full_derived, parse_query(args.query))
     except QueryError as err:
         raise UsageError(str(err)) from None
     print(json.dumps(answer.to_json(), indent=2) if args.format == "json" else answer.render_text())

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The suite never reads or fills a user's result cache: each run gets its own, empty one
+# (tests of the cache itself point it elsewhere explicitly).
+os.environ["LEGALOG_CACHE_DIR"] = tempfile.mkdtemp(prefix="legalog-test-cache-")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -7,6 +7,7 @@ program to the next (the engine restores its rules-only database after every eva
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
@@ -21,8 +22,8 @@ from legalog.ir.printer import print_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 from legalog.rules.engine import Derived, RuleProgram, evaluate
+from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
 
-PASS_RULES = ("base", "invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control", "spmd", "explain")
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 
 if TYPE_CHECKING:
@@ -65,6 +66,13 @@ class Analysis:
         if self.errors:
             return "rejected"
         return "rewritten" if self.legalized is not None and self.legalized != self.program else "legal"
+
+    @cached_property
+    def full_derived(self) -> Derived | None:
+        """Every relation, the why-not ones (explain.pyd) included: solved on first use."""
+        if self.lowering is None:
+            return None
+        return evaluate(RuleProgram.load(EXPLAIN_RULES), self.lowering.facts.as_mapping())
 
     def explain(self, function: str, var: str) -> Explanation:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""

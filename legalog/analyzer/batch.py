@@ -78,7 +78,9 @@ def _error(target: Target, reason: str, line: int, col: int) -> FileModel:
 
 
 def _analyse_pair(args: tuple[Target, str]) -> FileModel:
-    return analyse_target(*args)
+    from legalog.analyzer.cache import cached  # repeated runs over unchanged dumps answer from disk
+
+    return cached(args[0], args[1], analyse_target)
 
 
 def run(

@@ -142,9 +142,9 @@ def _names(analysis: Analysis, function: str) -> set[str]:
 
 
 def _derived(analysis: Analysis):  # type: ignore[no-untyped-def]
-    if analysis.derived is None or analysis.lowering is None or analysis.program is None:
+    if analysis.full_derived is None or analysis.lowering is None or analysis.program is None:
         raise WhyError(f"{analysis.path or 'the input'} could not be analysed: {_first_error(analysis)}")
-    return analysis.derived
+    return analysis.full_derived
 
 
 def _first_error(analysis: Analysis) -> str:

@@ -154,10 +154,10 @@ _HEAD = re.compile(r"^\(?\s*([a-z_]\w*)\s*(?:\(([^()]*)\)|\[([^\]]*)\]\s*==)")
 @lru_cache(maxsize=1)
 def _rule_heads() -> dict[str, tuple[tuple[str, ...], str]]:
     """name -> (column names from the first all-variable head, the comment just above it)."""
-    from legalog.analyzer.analysis import PASS_RULES
+    from legalog.rules.programs import EXPLAIN_RULES
 
     found: dict[str, tuple[tuple[str, ...], str]] = {}
-    for rule_file in PASS_RULES:
+    for rule_file in EXPLAIN_RULES:
         comment: list[str] = []
         for line in (RULES_DIR / f"{rule_file}.pyd").read_text(encoding="utf-8").splitlines():
             stripped = line.strip()

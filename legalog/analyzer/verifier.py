@@ -1,10 +1,11 @@
 """GraphBoundaryLegalized: re-derive the post-conditions from the rewritten program.
 
-Two independent looks.  The verifier's own must-be-empty relations (rules/verifier.pyd) share
-only the replay-invariant set with the pass, as the spec demands; then the pass rules run again
-on the output and must find nothing left to hoist and nothing to reject — which re-counts the
-nodes of the rewritten body, as the runtime will see it.  A finding here is a legalog bug, said
-plainly rather than handed to codegen.
+Two independent looks, solved in one engine run over the rewritten program's facts.  The
+verifier's own must-be-empty relations (rules/verifier.pyd) share only the replay-invariant set
+with the pass, as the spec demands; and the pass rules, run again on the output, must find nothing
+left to hoist, nothing to reject and no launch left unproven — which re-counts the nodes of the
+rewritten body as the runtime will see it.  A finding here is a legalog bug, said plainly rather
+than handed to codegen.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from legalog.analyzer.spmd import decide_launches
 from legalog.extractor.lower import lower, var_name
 from legalog.ir.model import Program
 from legalog.rules.engine import RuleProgram, evaluate
-
-VERIFIER_RULES = ("base", "invariant", "verifier")
+from legalog.rules.programs import VERIFIER_RULES
 
 _ASSERTIONS = {
     "assert_rename_survives": ("GB122", "rename `{v}` of a boundary scalar survives"),
@@ -37,16 +37,13 @@ def verify(program: Program, runtime: str = "host_build_graph") -> list[Diagnost
             fn = str(row[0]).split("/", 1)[0]
             found.append(diagnostic(code, f"verifier: {text.format(v=subject)}", 1, 1, function=fn, subject=subject))
     # The pass itself, once more, on its own output: a fixpoint with nothing to reject.
-    from legalog.analyzer.analysis import solve  # analysis imports this module
-
-    again, solved = solve(program, runtime)
-    for d in graph_diagnostics(program, again, solved):
+    for d in graph_diagnostics(program, lowering, derived):
         found.append(diagnostic(d.code, f"verifier: {d.message}", d.line, d.column, function=d.function, subject=d.subject))
-    for decision in graph_decisions(program, again, solved):
+    for decision in graph_decisions(program, lowering, derived):
         if decision.changes_anything:
             found.append(diagnostic("GB118", f"verifier: Graph `{decision.function}` still has values to hoist after legalization",
                                     1, 1, function=decision.function))
-    for launch in decide_launches(program, again, solved).launches:
+    for launch in decide_launches(program, lowering, derived).launches:
         if launch.outcome != "proven":
             found.append(diagnostic("SP310", f"verifier: the launch of `{launch.callee}` is still not proven positive",
                                     launch.line, launch.column, function=launch.function))

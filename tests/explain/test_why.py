@@ -138,7 +138,7 @@ def test_every_graph_value_gets_the_verdict_of_its_relation() -> None:
 def test_varying_leaf_explains_exactly_varying_expr() -> None:
     """rules/explain.pyd mirrors invariant.pyd: a reason exists exactly for the varying expressions."""
     for path in sorted(GRAPH.glob("*.graph_input.py")) + [INPLACE]:
-        d = analysis_of(path).derived
+        d = analysis_of(path).full_derived
         assert d is not None
         graph_exprs = {e for e, _g in d["graph_expr"]}
         varying = {e for (e,) in d["varying_expr"] if e in graph_exprs}

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from legalog.analyzer.analysis import PASS_RULES
-from legalog.analyzer.verifier import VERIFIER_RULES
+from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, VERIFIER_RULES
 from legalog.facts.schema import RELATIONS
 from legalog.rules.engine import RULES_DIR, RuleProgram, lint
 
@@ -23,7 +22,7 @@ def test_rule_file_is_lint_clean_and_cites_its_spec(path: Path) -> None:
     assert "seeds/legalize_" in header, f"{path.name} must open with the spec paragraph it implements"
 
 
-@pytest.mark.parametrize("names", [PASS_RULES, VERIFIER_RULES], ids=["pass", "verifier"])
+@pytest.mark.parametrize("names", [PASS_RULES, EXPLAIN_RULES, VERIFIER_RULES], ids=["pass", "explain", "verifier"])
 def test_rule_programs_are_stratified_and_read_only_declared_facts(names: tuple[str, ...]) -> None:
     program = RuleProgram.load(names)  # raises on recursion through negation or aggregation
     undeclared = {name for name in program.inputs if name not in RELATIONS}
@@ -33,5 +32,16 @@ def test_rule_programs_are_stratified_and_read_only_declared_facts(names: tuple[
 
 
 def test_every_rule_file_is_loaded_by_some_program() -> None:
-    loaded = set(PASS_RULES) | set(VERIFIER_RULES)
-    assert {p.stem for p in RULE_FILES} <= loaded | {"explain"}
+    assert {p.stem for p in RULE_FILES} <= set(EXPLAIN_RULES) | set(VERIFIER_RULES)
+
+
+def test_the_verifier_reads_no_decision_of_the_pass() -> None:
+    """The spec: the verifier shares exactly one thing with the pass, the replay-invariant set."""
+    shared = RuleProgram.load(("base", "invariant"))
+    decisions = RuleProgram.load(PASS_RULES).derived - shared.derived
+    verifier = RuleProgram.load(("base", "invariant", "verifier"))
+    own = verifier.derived - shared.derived
+    assert own >= {"assert_rename_survives", "assert_moving_window"}
+    read = {d.body.split("/")[0].lstrip("~") for d in verifier.dependencies if d.head.split("/")[0] in own}
+    assert read, "the verifier's rules read nothing?"
+    assert not read & decisions, f"verifier.pyd reads pass decisions: {read & decisions}"
