@@ -21,7 +21,8 @@ from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
-from legalog.rules.engine import Derived, RuleProgram, evaluate
+from legalog.analyzer.units import solve_units
+from legalog.rules.engine import Derived, RuleProgram
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
@@ -72,7 +73,7 @@ class Analysis:
         """Every relation, the why-not ones (explain.pyd) included: solved on first use."""
         if self.lowering is None:
             return None
-        return evaluate(RuleProgram.load(EXPLAIN_RULES), self.lowering.facts.as_mapping())
+        return solve_units(self.lowering, RuleProgram.load(EXPLAIN_RULES))
 
     def explain(self, function: str, var: str) -> Explanation:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
@@ -93,7 +94,7 @@ def pass_rules() -> RuleProgram:
 def solve(program: Program, runtime: str = "host_build_graph") -> tuple[Lowering, Derived]:
     """Lower a program and evaluate every pass rule over its facts."""
     lowering = lower(program, runtime)
-    return lowering, evaluate(pass_rules(), lowering.facts.as_mapping())
+    return lowering, solve_units(lowering, pass_rules())
 
 
 def analyze(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Analysis:

@@ -74,8 +74,18 @@ def _order(sid: str) -> int:
     return int(sid.rsplit("/s", 1)[1])
 
 
+def first_definitions(derived: Derived) -> dict[str, tuple[str, str]]:
+    """Each variable's defining (statement, expression).  Under SSA there is one; a pre-SSA
+    (frontend) dump may assign a name again, and then the first assignment speaks for it —
+    chosen by statement order, never by set iteration order, so answers are reproducible."""
+    found: dict[str, tuple[str, str]] = {}
+    for s, v, e in sorted(derived["assign"], key=lambda row: _order(row[0]), reverse=True):
+        found[v] = (s, e)
+    return found
+
+
 def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> tuple[GraphDecision, ...]:
-    assign = {v: (s, e) for s, v, e in derived["assign"]}
+    assign = first_definitions(derived)
     graphs = [f for f in program.functions if f.type == "Graph"]
     view_root = _view_roots(derived)
     out = []
@@ -142,7 +152,7 @@ class _Locator:
     def __init__(self, program: Program, lowering: Lowering, derived: Derived) -> None:
         self.program = program
         self.lowering = lowering
-        self.assign = {v: s for s, v, _ in derived["assign"]}
+        self.assign = {v: s for v, (s, _e) in first_definitions(derived).items()}
         self.functions = {f.name: f for f in program.functions}
 
     def expr_span(self, eid: str) -> Span:
@@ -252,7 +262,7 @@ def _control(derived: Derived, c: str) -> str:
 
 
 def _culprit(derived: Derived, at: _Locator, v: str) -> str:
-    defs = {w: e for _s, w, e in derived["assign"]}
+    defs = {w: e for w, (_s, e) in first_definitions(derived).items()}
     rows = sorted((x, why) for r, x, why in derived["blocking"] if r == defs.get(v))
     return f" (it depends on `{at.text(rows[0][0])}`: {_REASONS.get(rows[0][1], rows[0][1])})" if rows else ""
 

@@ -63,9 +63,16 @@ def var_name(vid: str) -> str:
 
 @dataclass
 class Lowering:
-    """The facts of one program, and the way back from every id to the node it names."""
+    """The facts of one program, and the way back from every id to the node it names.
+
+    `facts` holds every function's facts.  `own` holds them function by function, and
+    `signatures` what a caller of an orchestration-level function sees of it (kind, parameters,
+    return statement), so each such function can be solved as a unit of its own: its facts plus
+    the signatures of what it launches (legalog/analyzer/units.py)."""
 
     facts: FactStore
+    own: dict[str, FactStore] = field(default_factory=dict)
+    signatures: dict[str, FactStore] = field(default_factory=dict)
     exprs: dict[str, Expr] = field(default_factory=dict)
     stmts: dict[str, Stmt] = field(default_factory=dict)
     stmt_ids: dict[int, str] = field(default_factory=dict)  # id(Stmt object) -> statement id
@@ -78,7 +85,13 @@ def lower(program: Program, runtime: str = "host_build_graph") -> Lowering:
     lowering = Lowering(FactStore())
     lowering.facts.add("target_runtime", runtime)
     for function in program.functions:
-        _FunctionLowering(program, function, lowering).run()
+        own = lowering.own[function.name] = FactStore()
+        _FunctionLowering(program, function, lowering, own).run()
+        lowering.facts.extend(own)
+        if function.type in FULL_BODY_KINDS:
+            # what callers see; its ids are tagged apart from the body's (`F/re0`, `F/rs0`)
+            signature = lowering.signatures[function.name] = FactStore()
+            _FunctionLowering(program, function, lowering, signature, signature_only=True).run()
     return lowering
 
 
@@ -169,11 +182,15 @@ def trip_count(start: int, stop: int, step: int) -> int | None:
 
 
 class _FunctionLowering:
-    def __init__(self, program: Program, function: Function, lowering: Lowering) -> None:
+    def __init__(
+        self, program: Program, function: Function, lowering: Lowering, facts: FactStore, signature_only: bool = False
+    ) -> None:
         self.program = program
         self.fn = function
         self.out = lowering
-        self.facts = lowering.facts
+        self.facts = facts
+        self.signature_only = signature_only
+        self.tag = "r" if signature_only else ""
         self.prefix = program.prefix + "."
         self.n_expr = 0
         self.n_stmt = 0
@@ -193,7 +210,7 @@ class _FunctionLowering:
             add("param", fn.name, pos, vid)
             add("param_dir", vid, p.direction)
             self._declare(vid, p.type)
-        if fn.type in FULL_BODY_KINDS:
+        if fn.type in FULL_BODY_KINDS and not self.signature_only:
             body = f"{fn.name}/body"
             add("function_body", body, fn.name)
             self.block(fn.body, None, body)
@@ -219,7 +236,7 @@ class _FunctionLowering:
             self.stmt(stmt, parent, list_id)
 
     def stmt(self, stmt: Stmt, parent: str | None, list_id: str) -> str:
-        sid = f"{self.fn.name}/s{self.n_stmt}"
+        sid = f"{self.fn.name}/{self.tag}s{self.n_stmt}"
         self.n_stmt += 1
         self.out.stmts[sid] = stmt
         self.out.stmt_ids[id(stmt)] = sid
@@ -290,7 +307,8 @@ class _FunctionLowering:
                 add("gm_pipe_var", vid)
             if stmt.type is not None:
                 self._declare(vid, stmt.type)
-                if isinstance(stmt.type, TensorType) and stmt.type.kind == "Tensor":
+                # Only a view's extent is ever judged (GB120): other annotations stay unlowered.
+                if isinstance(stmt.type, TensorType) and stmt.type.kind == "Tensor" and self._is_view(value):
                     for i, dim in enumerate(stmt.type.shape):
                         add("result_dim", vid, i, self.expr(dim, sid))
         else:
@@ -336,7 +354,7 @@ class _FunctionLowering:
     # ------------------------------------------------------------------------- expressions
 
     def expr(self, e: Expr, sid: str, in_predicate: bool = False) -> str:
-        eid = f"{self.fn.name}/e{self.n_expr}"
+        eid = f"{self.fn.name}/{self.tag}e{self.n_expr}"
         self.n_expr += 1
         self.out.exprs[eid] = e
         add = self.facts.add
@@ -370,7 +388,7 @@ class _FunctionLowering:
             case DictExpr(keys=keys, values=values):
                 add("expr", eid, "dict", "")
                 for key, value in zip(keys, values):
-                    if isinstance(key, Const) and isinstance(key.value, str):
+                    if isinstance(key, Const) and isinstance(key.value, str) and _worth_lowering(key.value, value):
                         add("kwarg", eid, key.value, self.expr(value, sid, in_predicate))
             case Subscript(value=value, index=index):
                 is_proj = isinstance(value, Name) and constant_int(index) is not None
@@ -414,10 +432,14 @@ class _FunctionLowering:
             if op in ("tensor.read", "tensor.write") and not in_predicate and args and isinstance(args[0], Name):
                 add("host_access", eid, self.v(args[0].id), op.split(".")[1])
         for kw in call.kwargs:
-            kw_predicate = in_predicate or kw.name == "predicate"
-            add("kwarg", eid, kw.name, self.expr(kw.value, sid, kw_predicate))
             if kw.name == "attrs" and isinstance(kw.value, DictExpr) and callee is not None:
                 self._attrs(eid, kw.value)
+            if _worth_lowering(kw.name, kw.value):
+                kw_predicate = in_predicate or kw.name == "predicate"
+                add("kwarg", eid, kw.name, self.expr(kw.value, sid, kw_predicate))
+
+    def _is_view(self, value: Expr) -> bool:
+        return isinstance(value, Call) and value.func in (f"{self.prefix}tensor.slice", f"{self.prefix}tensor.view")
 
     def _attrs(self, eid: str, attrs: DictExpr) -> None:
         directions = attrs.get("arg_directions")
@@ -425,6 +447,16 @@ class _FunctionLowering:
             for i, d in enumerate(directions.elts):
                 if isinstance(d, Dotted):
                     self.facts.add("launch_dir", eid, i, d.path.rsplit(".", 1)[-1])
+
+
+_ALWAYS_LOWERED = frozenset({"core_num", "deps", "predicate", "attrs"})
+
+
+def _worth_lowering(key: str, value: Expr) -> bool:
+    """Keywords the rules read, and any keyword naming a variable (a use); the rest — dtype=,
+    layout=, arg_directions lists — is recorded otherwise (launch_dir) or not needed, and lowering
+    it would only grow the fact set pyDatalog has to carry."""
+    return key in _ALWAYS_LOWERED or bool(expr_names(value))
 
 
 def _returns(body: tuple[Stmt, ...]) -> list[Return]:

@@ -29,6 +29,11 @@ class FactStore:
                 raise TypeError(f"{decl.signature()}: column {col.name} got {value!r}")
         self._rows[relation].append(row)
 
+    def extend(self, other: FactStore) -> None:
+        """Add another store's rows (already checked when they went in)."""
+        for name, rows in other._rows.items():
+            self._rows[name].extend(rows)
+
     def rows(self, relation: str) -> list[Row]:
         return self._rows[relation]
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import gc
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -744,6 +745,21 @@ def _validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) ->
     return checked
 
 
+@contextmanager
+def _rare_collections(first_generation: int = 200_000) -> Iterator[None]:
+    """Collect garbage less often while the engine runs.  pyDatalog allocates tables, subgoals
+    and clauses by the hundred thousand, and CPython's default threshold (700 allocations) then
+    runs full-heap collections over and over: at K=200 Graphs that was half the run (20.9 s
+    against 7.5 s; bench/run.py).  The threshold is restored afterwards; nothing is leaked, the
+    garbage is only collected in fewer, larger sweeps (peak RSS 179 -> 191 MiB there)."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], first_generation), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def _materialise(pred: object, function: bool) -> set[tuple]:
     """Asks `pred` with every argument free and replaces its rules with the answers."""
     arity: int = pred.arity  # type: ignore[attr-defined]
@@ -774,7 +790,7 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derive
     checked = _validate_facts(rules, facts)
     result: dict[str, frozenset[Row]] = {}
     consts: dict[object, object] = {}
-    with rules._lock, _active(rules._logic):
+    with rules._lock, _active(rules._logic), _rare_collections():
         try:
             for name, (arity, rows) in checked.items():
                 rel = rules.relations.get(name)
