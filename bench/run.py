@@ -44,14 +44,16 @@ def measure_one(path: str, runtime: str = "host_build_graph") -> dict:
     from legalog.analyzer.analysis import pass_rules
     from legalog.analyzer.graph import graph_decisions, graph_diagnostics
     from legalog.analyzer.spmd import decide_launches
-    from legalog.analyzer.verifier import VERIFIER_RULES, verify
+    from legalog.analyzer.units import solve_units
+    from legalog.analyzer.verifier import verify
     from legalog.extractor.lower import lower
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse
     from legalog.ir.printer import print_program
     from legalog.rewriter.graph_boundary import legalize_graphs
     from legalog.rewriter.spmd_guard import guard_launches
-    from legalog.rules.engine import RuleProgram, evaluate
+    from legalog.rules.engine import RuleProgram
+    from legalog.rules.programs import VERIFIER_RULES
 
     pass_rules()  # rules load once per process (cached): not part of a program's analysis
     RuleProgram.load(VERIFIER_RULES)
@@ -75,7 +77,7 @@ def measure_one(path: str, runtime: str = "host_build_graph") -> dict:
         return result
     lowering = stage("extract", lower, program, runtime)
     facts = lowering.facts.as_mapping()
-    derived = stage("rules", evaluate, pass_rules(), facts)
+    derived = stage("rules", solve_units, lowering, pass_rules())  # as analyze solves: unit by unit
     graphs = stage("decide", graph_decisions, program, lowering, derived)
     launches = stage("z3", decide_launches, program, lowering, derived)
     diagnostics = stage("decide", graph_diagnostics, program, lowering, derived) + list(launches.diagnostics)

@@ -8,6 +8,7 @@ import pytest
 
 from legalog.analyzer.graph import graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import decide_launches
+from legalog.analyzer import units
 from legalog.analyzer.units import solve_units
 from legalog.extractor.lower import lower
 from legalog.ir import parse_file
@@ -20,7 +21,8 @@ PROGRAMS = [p for p in corpus_files() + CASES if not p.name.endswith(".expected.
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name)
-def test_units_agree_with_the_whole_program(path: Path) -> None:
+def test_units_agree_with_the_whole_program(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(units, "WHOLE_PROGRAM_MAX_FACTS", 0)  # split even the smallest program
     program = parse_file(path)
     lowering = lower(program)
     rules = RuleProgram.load(EXPLAIN_RULES)
