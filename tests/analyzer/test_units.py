@@ -33,10 +33,10 @@ def test_units_agree_with_the_whole_program(path: Path, monkeypatch: pytest.Monk
     assert decide_launches(program, lowering, split) == decide_launches(program, lowering, whole)
     # every row about an orchestration-level function agrees (a kernel nothing orchestrates
     # directly is never part of a unit: its signature only matters to its callers)
-    units = set(lowering.signatures)
+    unit_names = set(lowering.signatures)
 
     def owned(rows: frozenset) -> set:
-        return {r for r in rows if r and isinstance(r[0], str) and r[0].split("/", 1)[0] in units}
+        return {r for r in rows if r and isinstance(r[0], str) and r[0].split("/", 1)[0] in unit_names}
 
     for relation in whole:
         assert owned(split[relation]) == owned(whole[relation]), relation
