@@ -18,7 +18,9 @@ from legalog.ir.printer import print_expr
 from legalog.ir.transform import substitute
 from legalog.rules.engine import Derived
 
-_SSA_SUFFIX = re.compile(r"__(ssa|tmp|idx|iter|rv|phi)_v\d+(_\d+)?$")
+_SSA_ROLE = r"__(?:ssa|tmp|idx|iter|rv|phi)_v\d+(?:_\d+)?"
+_SSA_SUFFIX = re.compile(_SSA_ROLE + "$")
+_SSA_NAME = re.compile(r"\b(\w+?)" + _SSA_ROLE + r"\b")
 
 HoistKind = Literal["alloc", "view", "scalar"]
 
@@ -26,6 +28,11 @@ HoistKind = Literal["alloc", "view", "scalar"]
 def plain_name(name: str) -> str:
     """A printed name without its SSA suffix: `base__ssa_v0` -> `base` (CONTRACT.md)."""
     return _SSA_SUFFIX.sub("", name)
+
+
+def plain_text(text: str) -> str:
+    """Printed text with every name's SSA suffix removed: `idx__ssa_v0 * 128` -> `idx * 128`."""
+    return _SSA_NAME.sub(r"\1", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,67 +194,67 @@ def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) ->
     def fn_of(i: str) -> str:
         return i.split("/", 1)[0]
 
-    for g, rt in derived["graph_wrong_runtime"]:
+    for g, rt in derived.sorted("graph_wrong_runtime"):
         emit("GB101", at.function_span(g), g, None,
              f"Graph function `{g}` requires the host_build_graph runtime, but this compilation targets `{rt}`")
-    for (g,) in derived["graph_no_tensor"]:
+    for (g,) in derived.sorted("graph_no_tensor"):
         emit("GB102", at.function_span(g), g, None, f"Graph function `{g}` takes no tensor parameters: its boundary is empty")
-    for g, n in derived["graph_too_many_tensors"]:
+    for g, n in derived.sorted("graph_too_many_tensors"):
         emit("GB103", at.function_span(g), g, None,
              f"Graph function `{g}` takes {n} tensor parameters after hoisting, over the runtime's limit of 128")
-    for g, n in derived["graph_too_many_scalars"]:
+    for g, n in derived.sorted("graph_too_many_scalars"):
         emit("GB104", at.function_span(g), g, None,
              f"Graph function `{g}` takes {n} scalar parameters after Step A, over the runtime's limit of 64")
-    for e, i in derived["runtime_allocated_output"]:
+    for e, i in derived.sorted("runtime_allocated_output"):
         emit("GB105", at.expr_span(e), fn_of(e), None,
              f"argument {i} of this Graph launch has direction `output`: the runtime would allocate a boundary output")
-    for v, d in derived["scalar_param_not_in"]:
+    for v, d in derived.sorted("scalar_param_not_in"):
         emit("GB106", at.var_span(v), fn_of(v), var_name(v), f"Graph scalar parameter `{var_name(v)}` is declared {d}; a boundary scalar can only be In")
-    for g, pos, e in derived["returns_computed"]:
+    for g, pos, e in derived.sorted("returns_computed"):
         emit("GB107", at.expr_span(e), g, at.text(e),
              f"Graph function `{g}` returns `{at.text(e)}` (position {pos}), a value it computed rather than one of its own parameters")
-    for g, n in derived["node_count_out_of_range"]:
+    for g, n in derived.sorted("node_count_out_of_range"):
         what = "launches no tasks" if n < 1 else f"launches {n} tasks, over the runtime's per-graph limit of 1024"
         emit("GB108", at.function_span(g), g, None, f"Graph function `{g}` {what}")
-    for v, c in derived["alloc_under_runtime"]:
+    for v, c in derived.sorted("alloc_under_runtime"):
         emit("GB109", at.var_span(v), fn_of(v), var_name(v),
              f"`{var_name(v)}` is allocated under a {_control(derived, c)}, so the number of allocation nodes can differ between calls")
-    for v, x in derived["create_shape_varies"]:
+    for v, x in derived.sorted("create_shape_varies"):
         emit("GB110", at.var_span(v), fn_of(v), var_name(v),
              f"`{var_name(v)}` is allocated with extent `{at.text(x)}`, which is not a compile-time constant")
-    for e, g in derived["region_full"]:
+    for e, g in derived.sorted("region_full"):
         emit("GB111", at.expr_span(e), g, None, f"Graph function `{g}` calls tensor.full inside the region")
-    for x, c in derived["launch_under_runtime"]:
+    for x, c in derived.sorted("launch_under_runtime"):
         emit("GB112", at.expr_span(x), fn_of(x), None,
              f"this launch sits under a {_control(derived, c)}: the recording fixes the launch count and branch on the first call")
-    for e, i, x in derived["inline_varying_arg"]:
+    for e, i, x in derived.sorted("inline_varying_arg"):
         emit("GB113", at.expr_span(x), fn_of(e), at.text(x),
              f"argument {i} `{at.text(x)}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot")
-    for e, g, callee in derived["graph_calls_graph"]:
+    for e, g, callee in derived.sorted("graph_calls_graph"):
         emit("GB114", at.expr_span(e), g, callee, f"Graph function `{g}` calls Graph function `{callee}`: nested graphs are not supported")
-    for e, i in derived["graph_call_missing_arg"]:
+    for e, i in derived.sorted("graph_call_missing_arg"):
         emit("GB115", at.expr_span(e), fn_of(e), None, f"this Graph call does not supply parameter {i}: a graph has no runtime-allocated tail")
-    for (e,) in derived["graph_launch_deps"]:
+    for (e,) in derived.sorted("graph_launch_deps"):
         emit("GB116", at.expr_span(e), fn_of(e), None, "this Graph launch carries explicit dependencies (deps=)")
-    for (e,) in derived["graph_launch_predicate"]:
+    for (e,) in derived.sorted("graph_launch_predicate"):
         emit("GB117", at.expr_span(e), fn_of(e), None, "this Graph launch carries a dispatch predicate")
-    for e, i, w in derived["unslotted_scalar"]:
+    for e, i, w in derived.sorted("unslotted_scalar"):
         emit("GB118", at.expr_span(e), fn_of(e), var_name(w),
              f"scalar `{var_name(w)}` reaches a task but is neither a parameter, hoistable, nor replay-invariant"
              f"{_culprit(derived, at, w)}: replay would reuse the first call's value")
-    for (v,) in derived["moving_view"]:
+    for (v,) in derived.sorted("moving_view"):
         emit("GB119", at.var_span(v), fn_of(v), var_name(v),
              f"view `{var_name(v)}` of a boundary tensor has a window that is neither reconstructible at the call site "
              f"nor the same on every replay{_view_culprit(derived, at, v)}")
-    for v, x in derived["view_extent_varies"]:
+    for v, x in derived.sorted("view_extent_varies"):
         emit("GB120", at.var_span(v), fn_of(v), var_name(v),
              f"view `{var_name(v)}` of a boundary tensor has extent `{at.text(x)}`, which is neither constant nor replay-invariant")
-    for e, x in derived["core_num_not_literal"]:
+    for e, x in derived.sorted("core_num_not_literal"):
         emit("GB121", at.expr_span(e), fn_of(e), at.text(x), f"this launch's core_num `{at.text(x)}` is not a compile-time constant")
-    for e, i, w in derived["host_tensor_to_device"]:
+    for e, i, w in derived.sorted("host_tensor_to_device"):
         emit("HC201", at.expr_span(e), fn_of(e), var_name(w),
              f"`{var_name(w)}` is read or written by host graph construction and also passed to a device kernel (argument {i})")
-    for e, v in derived["host_reads_device_value"]:
+    for e, v in derived.sorted("host_reads_device_value"):
         emit("HC202", at.expr_span(e), fn_of(e), var_name(v),
              f"host graph construction reads `{var_name(v)}`, a runtime allocation or a value a device task produces")
     return out

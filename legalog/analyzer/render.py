@@ -11,7 +11,7 @@ from legalog import __version__
 from legalog.analyzer.analysis import Analysis
 from legalog.analyzer.codes import CODES
 from legalog.analyzer.diagnostics import Diagnostic
-from legalog.analyzer.graph import GraphDecision, plain_name
+from legalog.analyzer.graph import GraphDecision, plain_name, plain_text
 from legalog.analyzer.report import (
     DiagnosticModel,
     FileModel,
@@ -51,10 +51,7 @@ def graph_model(g: GraphDecision, params_before: Sequence[str], prefix: str) -> 
 
 
 def _plain_expr(g: GraphDecision, name: str, prefix: str) -> str:
-    import re
-
-    text = print_expr(g.expanded(name), prefix)
-    return re.sub(r"\b\w+__(?:ssa|tmp|idx|iter|rv|phi)_v\d+(?:_\d+)?\b", lambda m: plain_name(m.group(0)), text)
+    return plain_text(print_expr(g.expanded(name), prefix))
 
 
 def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:

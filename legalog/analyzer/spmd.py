@@ -26,13 +26,13 @@ proven positive is an error.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
+from legalog.analyzer.graph import plain_name
 from legalog.extractor.lower import LOOP_KINDS, Lowering, loop_bounds, lower, var_name
 from legalog.ir.model import (
     Assign,
@@ -77,7 +77,6 @@ LaunchOutcome = Literal["proven", "guarded", "rejected"]
 
 SCALAR_CALLS = frozenset({"pl.min", "pl.max", "min", "max", "abs", "pl.abs", "pl.cast"})
 DIM_CALLS = frozenset({"pl.tensor.dim", "pl.tile.dim"})
-_SSA_SUFFIX = re.compile(r"__[a-z]+_v\d+")
 
 
 # ------------------------------------------------------------------------------------ decisions
@@ -305,16 +304,11 @@ def _is_tensor(t: Type | None) -> bool:
     return t is None or (isinstance(t, TensorType) and t.kind == "Tensor")
 
 
-def readable(name: str) -> str:
-    """A counterexample name without its SSA suffix (`n__ssa_v0` -> `n`)."""
-    return _SSA_SUFFIX.sub("", name) or name
-
-
 def describe(cex: Mapping[str, int]) -> str:
     """`core_num = 0 when n = 1`, names without SSA suffixes."""
     if CORE_NUM not in cex:
         return ""
-    rest = [f"{readable(k)} = {v}" for k, v in cex.items() if k != CORE_NUM]
+    rest = [f"{plain_name(k)} = {v}" for k, v in cex.items() if k != CORE_NUM]
     head = f"{CORE_NUM} = {cex[CORE_NUM]}"
     return f"{head} when {', '.join(rest)}" if rest else head
 

@@ -75,10 +75,6 @@ class Lowering:
     signatures: dict[str, FactStore] = field(default_factory=dict)
     exprs: dict[str, Expr] = field(default_factory=dict)
     stmts: dict[str, Stmt] = field(default_factory=dict)
-    stmt_ids: dict[int, str] = field(default_factory=dict)  # id(Stmt object) -> statement id
-
-    def stmt_id(self, stmt: Stmt) -> str:
-        return self.stmt_ids[id(stmt)]
 
 
 def lower(program: Program, runtime: str = "host_build_graph") -> Lowering:
@@ -239,7 +235,6 @@ class _FunctionLowering:
         sid = f"{self.fn.name}/{self.tag}s{self.n_stmt}"
         self.n_stmt += 1
         self.out.stmts[sid] = stmt
-        self.out.stmt_ids[id(stmt)] = sid
         add = self.facts.add
         kind = type(stmt).__name__.lower()
         add("stmt", sid, self.fn.name, {"exprstmt": "expr"}.get(kind, kind))
