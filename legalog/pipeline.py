@@ -1,4 +1,8 @@
-"""One program, end to end: parse, lower, solve the rules, decide, rewrite, verify.
+"""The pipeline: one program, end to end: parse, lower, solve the rules, decide, rewrite, verify.
+
+This is the only module that knows the order of the stages.  Every room it calls sits below it
+(`ir`, `extractor`, `rules`, `analyzer`, `rewriter`); the surfaces (`legalog.surfaces`, the CLI)
+sit above it and never run a stage themselves.
 
 Each call runs the engine on its own program's facts and nothing else: no state leaks from one
 program to the next (the engine restores its rules-only database after every evaluation).
@@ -8,13 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
+from legalog.analyzer.explain import Explanation, explain
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
 from legalog.extractor.lower import Lowering, lower
+from legalog.facts.store import FactStore
 from legalog.ir.errors import ParseError
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
@@ -26,9 +32,6 @@ from legalog.rules.engine import Derived, RuleProgram
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
-
-if TYPE_CHECKING:
-    from legalog.analyzer.explain import Explanation
 
 Status = Literal["legal", "rewritten", "rejected", "error"]
 
@@ -77,8 +80,6 @@ class Analysis:
 
     def explain(self, function: str, var: str) -> Explanation:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
-        from legalog.analyzer.explain import explain
-
         return explain(self, function, var)
 
     def legalized_text(self) -> str | None:
@@ -89,6 +90,11 @@ class Analysis:
 
 def pass_rules() -> RuleProgram:
     return RuleProgram.load(PASS_RULES)
+
+
+def extract(program: Program, runtime: str = "host_build_graph") -> FactStore:
+    """The input relations of one program (what `legalog facts` writes): the first stage alone."""
+    return lower(program, runtime).facts
 
 
 def solve(program: Program, runtime: str = "host_build_graph") -> tuple[Lowering, Derived]:
