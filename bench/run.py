@@ -44,7 +44,6 @@ def measure_one(path: str, runtime: str = "host_build_graph") -> dict:
     from legalog.pipeline import pass_rules
     from legalog.analyzer.graph import graph_decisions, graph_diagnostics
     from legalog.analyzer.spmd import decide_launches
-    from legalog.analyzer.units import solve_units
     from legalog.analyzer.verifier import verify
     from legalog.extractor.lower import lower
     from legalog.ir.errors import ParseError
@@ -52,7 +51,7 @@ def measure_one(path: str, runtime: str = "host_build_graph") -> dict:
     from legalog.ir.printer import print_program
     from legalog.rewriter.graph_boundary import legalize_graphs
     from legalog.rewriter.spmd_guard import guard_launches
-    from legalog.rules.engine import RuleProgram
+    from legalog.rules.engine import RuleProgram, evaluate
     from legalog.rules.programs import VERIFIER_RULES
 
     pass_rules()  # rules load once per process (cached): not part of a program's analysis
@@ -77,7 +76,7 @@ def measure_one(path: str, runtime: str = "host_build_graph") -> dict:
         return result
     lowering = stage("extract", lower, program, runtime)
     facts = lowering.facts.as_mapping()
-    derived = stage("rules", solve_units, lowering, pass_rules())  # as analyze solves: unit by unit
+    derived = stage("rules", evaluate, pass_rules(), facts)
     graphs = stage("decide", graph_decisions, program, lowering, derived)
     launches = stage("z3", decide_launches, program, lowering, derived)
     diagnostics = stage("decide", graph_diagnostics, program, lowering, derived) + list(launches.diagnostics)

@@ -637,7 +637,7 @@ class _Reader:
         elif type(value) is not int and type(value) is not str:
             self.error(node, f"constant {value!r}: only str and int constants are portable")
             return Const(0)
-        return Const(value)  # type: ignore[arg-type]
+        return Const(value)
 
 
 def _relations(uses: Iterable[tuple[Relation, str]]) -> dict[str, Relation]:
@@ -687,7 +687,7 @@ def _computed_vars(rule: Rule) -> set[str]:
             continue
         sides = (lit.left, lit.right)
         if lit.op in ("<", "<=", ">", ">=") or any(isinstance(s, Arith) for s in sides):
-            computed |= _terms_vars(lit.left) | _terms_vars(lit.right)  # type: ignore[arg-type]
+            computed |= _terms_vars(lit.left) | _terms_vars(lit.right)
         elif lit.op == "==" and isinstance(lit.left, Var) and isinstance(lit.right, Var):
             equal.append((lit.left.name, lit.right.name))
     if rule.aggregate is not None and rule.aggregate.kind != "len":

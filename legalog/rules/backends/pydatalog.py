@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from pyDatalog import pyEngine, pyParser  # type: ignore[import-untyped]
-from pyDatalog.Logic import Logic  # type: ignore[import-untyped]
+from pyDatalog import pyEngine, pyParser
+from pyDatalog.Logic import Logic
 
 from legalog.rules.language import (
     Dependency,
@@ -145,7 +145,7 @@ def _store_rows(pred: Any, rows: Iterable[Row], consts: dict[object, Any]) -> No
             terms.append(term)
         clause = clause_of(literal_of(pred, terms), [])
         db[clause.get_id()] = clause
-        for column, term in zip(index, terms):
+        for column, term in zip(index, terms, strict=True):
             if (bucket := column.get(term.id)) is None:
                 column[term.id] = {clause}
             else:
@@ -212,7 +212,7 @@ class _Database:
                 pred.db[key] = pred.clauses[key] = clause
             for clause in saved.facts:
                 pred.db[clause.get_id()] = clause
-                for column, term in zip(pred.index, clause.head.terms):
+                for column, term in zip(pred.index, clause.head.terms, strict=True):
                     column.setdefault(term.id, set()).add(clause)
 
 
