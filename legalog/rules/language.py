@@ -21,9 +21,11 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 __all__ = [
     "Aggregate",
@@ -793,7 +795,8 @@ def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> 
     """Checks names, arities and column types; returns name -> distinct rows.
 
     The same checks stand in front of every engine, so a fact set one engine refuses the
-    other refuses too.
+    other refuses too.  A relation is checked whole at C speed (the types of its rows, their
+    lengths, the types of their values); only a failing one is walked row by row, for the message.
     """
     checked: dict[str, set[Row]] = {}
     for name, rows in facts.items():
@@ -804,23 +807,33 @@ def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> 
         rel = rules.relations.get(name)
         if rel is not None and rel.function:
             raise FactError(f"`{name}` is computed by a function rule ({rel}); it takes no facts")
-        arity = rel.arity if rel is not None else None
-        distinct: set[Row] = set()
-        for row in rows:
-            if not isinstance(row, tuple):
-                raise FactError(f"{name}: row {row!r} is not a tuple")
-            if arity is None:
-                arity = len(row)
-            elif len(row) != arity:
-                where = "the rules use" if rel is not None else "earlier rows have"
-                raise FactError(f"{name}: row {row!r} has {len(row)} columns but {where} {arity}")
-            for value in row:
-                if type(value) is not str and type(value) is not int:
-                    raise FactError(f"{name}{row!r}: column value {value!r} is {type(value).__name__}; "
-                                    "facts hold only str and int (pyDatalog equates 1, 1.0 and True)")
-            distinct.add(row)
-        checked[name] = distinct
+        listed = list(rows)
+        if not set(map(type, listed)) <= {tuple}:
+            _refuse(name, rel, listed)
+        arities = set(map(len, listed))
+        if (len(arities) > 1 or (rel is not None and arities - {rel.arity})
+                or not set(map(type, itertools.chain.from_iterable(listed))) <= {str, int}):
+            _refuse(name, rel, listed)
+        checked[name] = set(listed)
     return checked
+
+
+def _refuse(name: str, rel: Relation | None, rows: Sequence[object]) -> NoReturn:
+    """Raises the FactError for the first row `validate_facts` refuses."""
+    arity = rel.arity if rel is not None else None
+    for row in rows:
+        if not isinstance(row, tuple):
+            raise FactError(f"{name}: row {row!r} is not a tuple")
+        if arity is None:
+            arity = len(row)
+        elif len(row) != arity:
+            where = "the rules use" if rel is not None else "earlier rows have"
+            raise FactError(f"{name}: row {row!r} has {len(row)} columns but {where} {arity}")
+        for value in row:
+            if type(value) is not str and type(value) is not int:
+                raise FactError(f"{name}{row!r}: column value {value!r} is {type(value).__name__}; "
+                                "facts hold only str and int (pyDatalog equates 1, 1.0 and True)")
+    raise AssertionError(f"{name}: refused, yet every row is fine")
 
 
 # --------------------------------------------------------------------------- results
@@ -831,27 +844,36 @@ class Derived(Mapping[str, frozenset[Row]]):
 
     Unknown names raise ``KeyError`` on purpose: pyDatalog's silent "undefined means empty"
     is the trap this layer exists to close. Relations the rules mention but nobody filled
-    are present and empty.
+    are present and empty.  An engine may hand some relations over as `pending` loaders,
+    run on first read (most relations of an evaluation are never read).
     """
 
-    def __init__(self, relations: Mapping[str, frozenset[Row]]) -> None:
+    def __init__(self, relations: Mapping[str, frozenset[Row]],
+                 pending: Mapping[str, Callable[[], frozenset[Row]]] | None = None) -> None:
         self._relations = dict(relations)
+        self._pending = dict(pending or {})
+        self._names = sorted(self._relations.keys() | self._pending.keys())
 
     def __getitem__(self, name: str) -> frozenset[Row]:
-        return self._relations[name]
+        if (rows := self._relations.get(name)) is None:
+            rows = self._relations[name] = self._pending.pop(name)()
+        return rows
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._relations or name in self._pending
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._relations))
+        return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._relations)
+        return len(self._names)
 
     def sorted(self, name: str) -> list[Row]:
         """Rows of `name` in a deterministic order (ints before strs within a column)."""
-        return sorted(self._relations[name], key=_row_key)
+        return sorted(self[name], key=_row_key)
 
     def __repr__(self) -> str:
-        return "Derived(" + ", ".join(f"{k}: {len(v)}" for k, v in sorted(self._relations.items())) + ")"
+        return "Derived(" + ", ".join(self._names) + ")"
 
 
 def _row_key(row: Row) -> tuple[tuple[int, int | str], ...]:
