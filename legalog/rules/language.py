@@ -738,18 +738,11 @@ class RuleProgram:
     def __init__(self, sources: Sequence[tuple[str, str]]) -> None:
         """`sources` are (file name, rule text) pairs; lint, portability and stratification errors raise."""
         self.sources = tuple(sources)
-        errors = [e for name, text in self.sources for e in lint(text, name)]
-        if errors:
+        read = [_read_source(name, text) for name, text in self.sources]
+        if errors := [e for source in read for e in source.errors]:
             raise RuleLintError(errors)
-        rules: list[Rule] = []
-        uses: list[tuple[Relation, str]] = []
-        for name, text in self.sources:
-            reader = _Reader(name)
-            rules += reader.read(ast.parse(text, name))
-            errors += reader.errors
-            uses += reader.uses
-        if errors:
-            raise RuleLintError(errors)
+        rules = [rule for source in read for rule in source.rules]
+        uses = [use for source in read for use in source.uses]
         self.rules = tuple(rules)
         self.relations: Mapping[str, Relation] = _relations(uses)
         heads = {rule.head.relation for rule in rules}
@@ -781,6 +774,25 @@ class RuleProgram:
 
     def __repr__(self) -> str:
         return f"RuleProgram({[name for name, _ in self.sources]!r})"
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One rule file, linted and read: programs share their files (the pass, explain and verifier
+    programs have nine in common), so each file is read once per process."""
+
+    errors: tuple[LintError, ...]
+    rules: tuple[Rule, ...]
+    uses: tuple[tuple[Relation, str], ...]
+
+
+@functools.lru_cache(maxsize=64)
+def _read_source(name: str, text: str) -> _Source:
+    if errors := lint(text, name):
+        return _Source(tuple(errors), (), ())
+    reader = _Reader(name)
+    rules = reader.read(ast.parse(text, name))
+    return _Source(tuple(reader.errors), tuple(rules), tuple(reader.uses))
 
 
 @functools.lru_cache(maxsize=32)
