@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR
+from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
@@ -27,6 +27,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "engine", None):
         os.environ[ENV_VAR] = args.engine  # read where the rules are evaluated, in this process and its workers
+    try:
+        resolve_engine()  # a bad $LEGALOG_ENGINE is a usage error here, not a crash in every worker
+    except ValueError as err:
+        print(f"legalog: {err}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:
