@@ -608,6 +608,8 @@ class _Reader:
 
     def atom(self, call: ast.Call) -> Atom:
         name = call.func.id  # type: ignore[attr-defined]
+        if not name.isascii():
+            self.error(call, f"relation `{name}`: only ASCII names are portable (clingo's identifiers)")
         atom = Atom(name, tuple(self.arg(a) for a in call.args))
         self.uses.append((Relation(name, len(atom.args), False), f"{self.filename}:{self.line}"))
         return atom
@@ -621,6 +623,8 @@ class _Reader:
 
     def term(self, node: ast.expr) -> Term:
         if isinstance(node, ast.Name):  # a bare lower-case name is the string of that name
+            if not node.id.isascii():
+                self.error(node, f"name `{node.id}`: only ASCII names are portable (clingo's identifiers)")
             return Var(node.id) if _is_variable(node.id) else Const(node.id)
         if isinstance(node, ast.Constant):
             return self.const(node, node.value)

@@ -264,7 +264,11 @@ class _FactLoader:
         if isinstance(value, str):
             if "\0" in value:  # a C string ends there
                 raise Inexact(f"{name}: a string with a NUL character")
-            _check(_lib.clingo_symbol_create_string(value.encode(), self.symbol_p))
+            try:
+                encoded = value.encode()
+            except UnicodeEncodeError as err:  # a lone surrogate: no UTF-8 for clingo
+                raise Inexact(f"{name}: {err}") from err
+            _check(_lib.clingo_symbol_create_string(encoded, self.symbol_p))
         else:
             _lib.clingo_symbol_create_number(value, self.symbol_p)
         return self.symbol_p[0]

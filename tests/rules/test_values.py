@@ -1,7 +1,9 @@
-"""Integers beyond 32 bits: clingo's numbers wrap silently, so nothing may reach it that would.
+"""Values clingo cannot hold as they are: integers beyond 32 bits (clingo's numbers wrap
+silently), and strings with no C/UTF-8 form.  Nothing may reach it that would be mis-read.
 
 Every case runs on both engines and must give the exact answer; the clingo backend's own cases
-show how it stays exact (an opaque stand-in where rules only join, `Inexact` where they compute).
+show how it stays exact (an opaque stand-in where rules only join, `Inexact` where they compute
+or where a string cannot cross, and then the reference engine answers).
 """
 
 from __future__ import annotations
@@ -108,3 +110,14 @@ def test_floor_division_and_modulo_are_pythons_on_both_engines() -> None:
 def test_a_rule_constant_beyond_32_bits_is_refused_for_both_engines() -> None:
     with pytest.raises(RuleLintError, match="does not fit 32 bits"):
         RuleProgram.from_texts({"c.pyd": f"# t\nbig(X) <= a(X, N) & (N > {2**31})\n"})
+
+
+def test_strings_clingo_cannot_take_are_answered_exactly() -> None:
+    rules = RuleProgram.from_texts({"s.pyd": "# t\nsame(X) <= a(X) & b(X)\n"})
+    facts = {"a": [("nul\0inside",), ("lone \ud800",), ('quote " back \\ slash\nline',)],
+             "b": [("nul\0inside",), ("lone \ud800",), ('quote " back \\ slash\nline',)]}
+    with pytest.raises(clingo.Inexact):
+        clingo.evaluate(rules, facts)
+    assert evaluate(rules, facts)["same"] == frozenset(facts["a"])
+    printable = {name: rows[2:] for name, rows in facts.items()}
+    assert clingo.evaluate(rules, printable)["same"] == frozenset(printable["a"])
