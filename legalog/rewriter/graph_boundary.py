@@ -89,7 +89,7 @@ def parameter_type(t: Type, module_level: frozenset[str], prefix: str) -> Type:
 
 def _at_offset_zero(extra: Expr, prefix: str) -> Expr:
     """`pl.MemRef(base, offset, size)` with its offset replaced by `pl.const(0, pl.INT64)`."""
-    if isinstance(extra, Call) and extra.func == f"{prefix}.MemRef" and len(extra.args) == 3 and not extra.kwargs:
+    if isinstance(extra, Call) and extra.func == f"{prefix}.MemRef" and len(extra.args) == 3:
         base, _, size = extra.args
         return replace(extra, args=(base, Const(0, "INT64"), size))
     return extra
