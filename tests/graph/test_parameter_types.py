@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from legalog.analyzer.analysis import analyze
+from legalog.pipeline import analyze
 from legalog.extractor.lower import type_names
 from legalog.ir import parse
 from legalog.ir.model import Call, Const, Name, TensorType

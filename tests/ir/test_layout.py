@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from legalog.analyzer.analysis import analyze
+from legalog.pipeline import analyze
 from legalog.cli import main as legalog_main
 from legalog.ir.parser import parse, source_lines
 from tests.conftest import CORPUS, SHARED

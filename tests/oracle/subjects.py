@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from legalog.analyzer.analysis import analyze
+from legalog.pipeline import analyze
 from tests.conftest import CORPUS
 from tests.graph.test_cases import case_files, expected_path
 from tests.oracle.pypto_oracle import Stage, Verdict, suffix_pass

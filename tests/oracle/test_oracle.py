@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from legalog.analyzer.analysis import analyze
+from legalog.pipeline import analyze
 from tests.conftest import CORPUS
 from tests.graph.test_cases import case_files, expected_path
 from tests.oracle.pypto_oracle import PyPTO, Stage, Verdict
