@@ -40,7 +40,7 @@ class ConfigError(Exception):
 class Settings(BaseModel):
     """The `[tool.legalog]` table, as written (keys in kebab-case)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     runtime: Literal["host_build_graph", "tensormap_and_ringbuffer"] | None = None
     fail_on: Literal["error", "warning", "never"] | None = Field(default=None, alias="fail-on")
@@ -132,7 +132,8 @@ def load(path: Path, explicit: bool = False) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         line = re.search(r"line (\d+)", str(err))
-        raise ConfigError(f"{path}:{line.group(1) if line else 1}: not valid TOML: {err}") from None
+        where = line.group(1) if line else max(len(text.splitlines()), 1)  # "at end of document"
+        raise ConfigError(f"{path}:{where}: not valid TOML: {err}") from None
     table = data.get("tool", {}).get("legalog")
     if table is None:
         if not explicit:
@@ -169,6 +170,8 @@ def _line_of(text: str, section: str | None, key: str, problem: Any) -> int:
         start = next((i for i, line in enumerate(lines) if header.match(line)), 0)
     end = next((i for i in range(start + 1, len(lines)) if re.match(r"^\s*\[", lines[i])), len(lines))
     value = problem.get("input")
+    if code := re.search(r"unknown code '([^']*)'", str(problem["msg"])):
+        value = code.group(1)
     needles = [f'"{value}"', f"'{value}'"] if isinstance(value, str) else []
     needles += [f"{key} =", f"{key}=", f'"{key}"']
     for needle in needles:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Literal
 from urllib.parse import quote
 
 from legalog.version import __version__
@@ -100,7 +101,7 @@ def render_text(files: Sequence[FileModel], show_summary: bool = True, verbose: 
         for d in f.diagnostics:
             chunks.append(_render_one(source, d, lines))
         if f.graphs:
-            chunks.append("".join(graph_line(source, g, f.status == "rejected", verbose) + "\n" for g in f.graphs))
+            chunks.append("".join(graph_line(source, g, _graph_state(f, g), verbose) + "\n" for g in f.graphs))
     if show_summary:
         chunks.append(summary(files))
     return "\n".join(chunks)
@@ -127,15 +128,29 @@ def _render_one(path: str, d: DiagnosticModel, lines: list[str]) -> str:
 GRAPH_MAX_NODES = 1024
 
 
-def graph_line(path: str, g: GraphModel, rejected: bool = False, verbose: bool = False) -> str:
-    """`graph `shift` (path): parameters 3 -> 4 (+1 scalar), 1 of 1024 nodes`; a rejected
-    program changes nothing, so it shows only its own count."""
+GraphState = Literal["changes", "rejected", "held"]
+
+
+def _graph_state(f: FileModel, g: GraphModel) -> GraphState:
+    """Whether the rewrite applies to this Graph, the Graph itself is rejected, or another part
+    of a rejected program holds it back (`fix` writes nothing for a rejected program)."""
+    if f.status != "rejected":
+        return "changes"
+    mine = any(d.severity == "error" and d.function == g.function for d in f.diagnostics)
+    return "rejected" if mine else "held"
+
+
+def graph_line(path: str, g: GraphModel, state: GraphState = "changes", verbose: bool = False) -> str:
+    """`graph `shift` (path): parameters 3 -> 4 (+1 scalar), 1 of 1024 nodes`."""
     added = [(len(g.hoisted_allocs), "allocation"), (len(g.hoisted_views), "view"), (len(g.hoisted_scalars), "scalar")]
     growth = ", ".join(f"+{n} {what}{'s' if n > 1 else ''}" for n, what in added if n)
     removed = f", {len(g.removed_aliases)} rename{'s' if len(g.removed_aliases) > 1 else ''} deleted" if g.removed_aliases else ""
     nodes = "unbounded nodes" if g.node_count is None else f"{g.node_count} of {GRAPH_MAX_NODES} nodes"
-    change = (f"rejected, parameters {len(g.params_before)}" if rejected else
-              f"parameters {len(g.params_before)} -> {len(g.params_after)}{f' ({growth})' if growth else ''}{removed}")
+    change = {
+        "changes": f"parameters {len(g.params_before)} -> {len(g.params_after)}{f' ({growth})' if growth else ''}{removed}",
+        "rejected": f"rejected, parameters {len(g.params_before)}",
+        "held": f"parameters {len(g.params_before)}, unchanged: the program is rejected elsewhere",
+    }[state]
     line = f"graph `{g.function}` ({path}): {change}, {nodes}"
     if verbose:
         line += "".join(f"\n  kept `{k.name}` ({k.kind}, line {k.line}) in place: {k.reason}" for k in g.kept)
