@@ -132,10 +132,10 @@ def _configure(args: argparse.Namespace) -> None:
 
     paths = getattr(args, "paths", None) or [getattr(args, "file", ".")]
     try:
-        args.settings = resolve(paths, args.config)
+        args.project = resolve(paths, args.config)
     except ConfigError as err:
         raise UsageError(str(err)) from None
-    settings = args.settings.settings
+    settings = args.project.settings
     args.runtime = args.runtime or settings.runtime or "host_build_graph"
     if hasattr(args, "fail_on"):
         args.fail_on = args.fail_on or settings.fail_on or "error"
@@ -176,7 +176,7 @@ def _check(args: argparse.Namespace) -> int:
     jobs = args.jobs or batch.default_jobs()
     show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(targets) > 1
     results = _run_with_progress(targets, args.runtime, jobs) if show_bar else batch.run(targets, args.runtime, jobs)
-    results = without_ignored(results, args.settings)
+    results = without_ignored(results, args.project)
     if args.format == "json":
         print(report(results).model_dump_json(indent=2))
     elif args.format == "sarif":
@@ -190,7 +190,7 @@ def _planned(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The dumps to analyse, less the config's `exclude`."""
     from legalog.surfaces.dumps import plan
 
-    targets = [t for t in plan(args.paths, getattr(args, "all_dumps", False)) if not args.settings.excluded(t.path)]
+    targets = [t for t in plan(args.paths, getattr(args, "all_dumps", False)) if not args.project.excluded(t.path)]
     if not targets:
         raise UsageError("no *.py dumps found under the given paths")
     return targets
