@@ -17,6 +17,7 @@ from legalog.analyzer.graph import GraphDecision, HoistedValue, first_definition
 from legalog.extractor.lower import Lowering
 from legalog.ir.model import Program, Span
 from legalog.ir.printer import print_expr
+from legalog.ir.transform import substitute
 from legalog.rules.engine import Derived
 
 FINDING_CODES = {"scalar": "GB201", "view": "GB202", "alloc": "GB203", "alias": "GB204"}
@@ -65,7 +66,9 @@ def _hoist_message(g: GraphDecision, h: HoistedValue, prefix: str) -> str:
         value = print_expr(g.expanded(h.name), prefix)
         return (f"derived boundary scalar `{h.name}` would be frozen at the first call's value on replay; "
                 f"hoisted: each call site computes `{value}` and passes it as a new trailing scalar parameter")  # fmt: skip
-    value = print_expr(h.value, prefix)
+    # in the Graph's own parameters, as for a scalar: earlier hoists and renames expanded
+    local = {x.name for x in g.hoisted if x.kind == "scalar"} | {alias for alias, _ in g.aliases}
+    value = print_expr(substitute(h.value, lambda n: g.expanded(n) if n in local else None), prefix)
     if h.kind == "view":
         return (f"view `{h.name}` of boundary tensor `{h.source}` is taken inside the region, where replay would "
                 f"restore the first call's window; hoisted: each call site takes `{value}` and passes it as a new "
