@@ -52,6 +52,12 @@ def test_the_readme_command_shows_the_hoist_of_base() -> None:
     assert "[*] 1 fixable with `legalog fix`" in out
 
 
+def test_the_readme_shows_what_its_first_command_prints() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("legalog check examples/row_shift.py\n```\n\n```\n", 1)[1].split("\n```", 1)[0]
+    assert run("check", "--no-cache", "examples/row_shift.py", cwd=REPO).stdout.rstrip("\n") == shown
+
+
 @pytest.mark.parametrize(("path", "code", "subject"), [
     (PARAM_ORDER, "GB201", "base"), (PARAM_ORDER, "GB202", "wl"), (PARAM_ORDER, "GB203", "tmp"), (RENAMES, "GB204", None),
 ])  # fmt: skip
