@@ -16,12 +16,12 @@ import pytest
 
 pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install 'legalog[dask]')")
 
-from distributed import LocalCluster  # noqa: E402
+from distributed import LocalCluster
 
-from legalog.surfaces import batch  # noqa: E402
-from legalog.surfaces.dumps import Target, plan  # noqa: E402
-from legalog.surfaces.executors import DaskExecutor, ExecutorError  # noqa: E402
-from tests.conftest import CORPUS  # noqa: E402
+from legalog.surfaces import batch
+from legalog.surfaces.dumps import Target, plan
+from legalog.surfaces.executors import DaskExecutor, ExecutorError
+from tests.conftest import CORPUS
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -99,7 +99,7 @@ def test_the_cli_on_dask_prints_what_the_local_cli_prints(scheduler: str, tmp_pa
 
     def check(*extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "legalog", "check", "--format", "json", *inputs, *extra],
-                              capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+                              check=False, capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
 
     local = check("--jobs", "1")
     remote = check("--executor", "dask", "--scheduler", scheduler)
@@ -116,7 +116,7 @@ def test_executor_usage_errors_are_clear(tmp_path: Path) -> None:
     for extra, message in ((["--executor", "dask"], "needs --scheduler ADDRESS"),
                            (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler needs --executor dask")):  # fmt: skip
         result = subprocess.run([sys.executable, "-m", "legalog", "check", str(EXAMPLES / "row_shift.py"), *extra],
-                                capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+                                check=False, capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 

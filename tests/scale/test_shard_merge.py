@@ -81,7 +81,7 @@ def test_shards_merged_equal_one_run(count: int, batch_dir: Path, capsys, monkey
     assert whole["json"][0] == 2  # a rejected file and a broken one: exit as `check` would
     reports = []
     for k in range(1, count + 1):
-        code, out, _ = check(capsys, "dumps", "--format", "json", "--shard", f"{k}/{count}")
+        _, out, _ = check(capsys, "dumps", "--format", "json", "--shard", f"{k}/{count}")
         report = json.loads(out)
         assert report["run"]["shard"] == k and len(report["files"]) == len(report["run"]["entries"])
         reports.append(tmp_path / f"shard{k}.json")
