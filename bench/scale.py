@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -218,16 +219,21 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
                      "load_average": [round(x, 2) for x in os.getloadavg()], "batch": str(folder)}  # fmt: skip
     whole = OUT / "scale" / "whole.json"
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+
+    def section(name: str, measure: Callable[[], dict]) -> None:
+        """Measures one section; results are written after each, so a long run keeps what it has."""
+        results[name] = measure()
+        Path(args.json).write_text(json.dumps(results, indent=2))
+        print(table({"load_average": results["load_average"], name: results[name]}), flush=True)
+
     if args.only in (None, "throughput"):
-        results["throughput"] = throughput(folder, args.files, not args.skip_dask, whole)
+        section("throughput", lambda: throughput(folder, args.files, not args.skip_dask, whole))
     jobs2 = results.get("throughput", {}).get("jobs2")
     if args.only in (None, "shard"):
-        results["shard"] = shard_and_merge(folder, args.files, whole, jobs2)
+        section("shard", lambda: shard_and_merge(folder, args.files, whole, jobs2))
     if args.only in (None, "rss") and args.rss:
-        results["rss"] = rss(args.rss, {args.files: jobs2} if jobs2 else {})
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(results, indent=2))
-    print(table(results))
+        section("rss", lambda: rss(args.rss, {args.files: jobs2} if jobs2 else {}))
     return 0
 
 
