@@ -33,7 +33,7 @@ class Job:
     data: bytes | None = None  # the dump's bytes, shipped to workers that cannot see the file
 
 
-# An executor runs `work` on every job and yields (index in `jobs`, result) as results complete,
+# An executor runs `work` on every job and yields (index in the batch, result) as results complete,
 # in any order; `work` never raises, and a job whose worker fails anyway is the executor's to
 # report as that file's `error` result (`crash_result`).
 Executor = Callable[[Callable[[Job], FileModel], Sequence[Job]], Iterator[tuple[int, FileModel]]]
