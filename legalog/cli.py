@@ -299,6 +299,7 @@ def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = Fa
         print(render_text(results, verbose=verbose, lines_of=lines_of))
 
 
+def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking", **options):  # type: ignore[no-untyped-def]
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
