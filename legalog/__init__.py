@@ -12,6 +12,9 @@ LegalizeSpmdLaunches, as Datalog rules over facts lowered from printed IR dumps,
 
 `text` may also be a PyPTO in-memory program: it is printed with PyPTO's own
 `pypto.ir.python_print` (PyPTO is optional; see `legalog.analyzer.dumps.program_text`).
+Inside PyPTO's own pipeline, the two passes are `legalog.pypto.legalize_graph_boundary()` and
+`legalog.pypto.legalize_spmd_launches()`; `legalog.pypto.default_pipeline()` is PyPTO's Default
+strategy with both in place.
 """
 
 from __future__ import annotations
@@ -34,20 +37,21 @@ __all__ = [
 ]
 
 
-def analyze(source, path=None, runtime="host_build_graph"):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
-    """`legalog.analyzer.analysis.analyze` for a dump text, a parsed Program, or a PyPTO program."""
+def analyze(source, path=None, runtime="host_build_graph", passes=("graph", "spmd")):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
+    """`legalog.analyzer.analysis.analyze` for a dump text, a parsed Program, or a PyPTO program;
+    `passes` chooses LegalizeGraphBoundary ("graph"), LegalizeSpmdLaunches ("spmd") or both."""
     from legalog.analyzer import analysis
     from legalog.analyzer.dumps import program_text
 
-    return analysis.analyze(program_text(source), path, runtime)
+    return analysis.analyze(program_text(source), path, runtime, passes)
 
 
-def legalize(source, path=None, runtime="host_build_graph"):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
-    """The legalized Program (print it with `legalog.print_program`), or LegalizeError."""
+def legalize(source, path=None, runtime="host_build_graph", passes=("graph", "spmd")):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
+    """The Program legalized by `passes` (print it with `legalog.print_program`), or LegalizeError."""
     from legalog.analyzer import analysis
     from legalog.analyzer.dumps import program_text
 
-    return analysis.legalize(program_text(source), path, runtime)
+    return analysis.legalize(program_text(source), path, runtime, passes)
 
 
 def explain(source, function: str, var: str, path=None, runtime="host_build_graph"):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201

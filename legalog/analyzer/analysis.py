@@ -6,9 +6,10 @@ program to the next (the engine restores its rules-only database after every eva
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
@@ -26,6 +27,12 @@ from legalog.rules.engine import Derived, RuleProgram
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+
+# Which of the two passes to run: both (`check`, `fix`), or one, as PyPTO's pipeline runs each at
+# its own position (legalog.pypto).  "graph" = LegalizeGraphBoundary with its host-control checks
+# and GraphBoundaryLegalized verifier; "spmd" = LegalizeSpmdLaunches.
+PassName = Literal["graph", "spmd"]
+PASSES: frozenset[PassName] = frozenset(get_args(PassName))
 
 if TYPE_CHECKING:
     from legalog.analyzer.explain import Explanation
@@ -97,33 +104,51 @@ def solve(program: Program, runtime: str = "host_build_graph") -> tuple[Lowering
     return lowering, solve_units(lowering, pass_rules())
 
 
-def analyze(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Analysis:
-    """Analyse one dump (text, or an already parsed Program).  Never raises for bad input: an
-    unreadable dump is an Analysis with status `error` and a PARSE diagnostic."""
+def _chosen(passes: Collection[PassName]) -> frozenset[PassName]:
+    chosen = frozenset(passes)
+    if not chosen or not chosen <= PASSES:
+        raise ValueError(f"passes must be a non-empty subset of {sorted(PASSES)}; got {sorted(chosen)}")
+    return chosen
+
+
+def analyze(
+    source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
+    passes: Collection[PassName] = PASSES,
+) -> Analysis:  # fmt: skip
+    """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
+    both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
+    a PARSE diagnostic."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
+    chosen = _chosen(passes)
     try:
         program = parse(source, path) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
     lowering, derived = solve(program, runtime)
-    graphs = graph_decisions(program, lowering, derived)
-    launches = decide_launches(program, lowering, derived)
-    diagnostics = graph_diagnostics(program, lowering, derived) + list(launches.diagnostics)
+    graphs = graph_decisions(program, lowering, derived) if "graph" in chosen else ()
+    launches = decide_launches(program, lowering, derived) if "spmd" in chosen else None
+    diagnostics = graph_diagnostics(program, lowering, derived) if "graph" in chosen else []
+    diagnostics += launches.diagnostics if launches is not None else ()
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
         # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only
         # Orchestration launches, never a Graph call site or body.
-        legalized = legalize_graphs(guard_launches(program, launches), graphs)
+        guarded = guard_launches(program, launches) if launches is not None else program
+        legalized = legalize_graphs(guarded, graphs)
         if legalized != program:
-            diagnostics += verify(legalized, runtime)
+            diagnostics += verify(legalized, runtime, chosen)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
-    return Analysis(path, program, ordered, graphs, launches.launches, legalized, lowering, derived)
+    decided = launches.launches if launches is not None else ()
+    return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived)
 
 
-def legalize(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Program:
-    """The legalized program, or `LegalizeError` carrying every error diagnostic."""
-    result = analyze(source, path, runtime)
+def legalize(
+    source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
+    passes: Collection[PassName] = PASSES,
+) -> Program:  # fmt: skip
+    """The program legalized by the chosen passes, or `LegalizeError` carrying every error diagnostic."""
+    result = analyze(source, path, runtime, passes)
     if result.errors or result.legalized is None:
         raise LegalizeError(result.errors, path)
     return result.legalized

@@ -1,0 +1,45 @@
+"""PyPTO itself, for the tests of legalog's passes inside its pipeline.
+
+The build beside the clone (`../shared/oracle`, see its README) is imported once per session:
+importing it costs seconds (torch).  Without that folder the tests here are skipped, saying so;
+with it, a failure to import is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from tests.conftest import SHARED
+
+ORACLE = SHARED / "oracle"
+
+
+@pytest.fixture(scope="session")
+def pypto() -> SimpleNamespace:
+    """`pl`, `ir`, `passes` and `codegen` of the oracle build, with the backend the dumps used."""
+    if not (ORACLE / "pypto" / "__init__.py").is_file():
+        pytest.skip(f"no PyPTO build at {ORACLE}: the tests of legalog inside PyPTO's pipeline need it")
+    if str(ORACLE) not in sys.path:
+        sys.path.insert(0, str(ORACLE))
+    import pypto  # type: ignore[import-not-found]
+    import pypto.language as pl  # type: ignore[import-not-found]
+    from pypto import ir, passes  # type: ignore[import-not-found]
+    from pypto.backend import BackendType  # type: ignore[import-not-found]
+    from pypto.backend.pto_backend import generate  # type: ignore[import-not-found]
+    from pypto.pypto_core import backend, codegen  # type: ignore[import-not-found]
+
+    backend.set_backend_type(BackendType.Ascend910B)  # platform a2a3, as the corpus was printed
+    return SimpleNamespace(pypto=pypto, pl=pl, ir=ir, passes=passes, codegen=codegen, generate=generate)
+
+
+@pytest.fixture
+def hbg(pypto: SimpleNamespace):  # type: ignore[no-untyped-def]  # noqa: ANN201
+    """A PassContext for host_build_graph (the runtime Graph functions need) with instruments."""
+
+    def context(*instruments: object):  # type: ignore[no-untyped-def]  # noqa: ANN202
+        return pypto.passes.PassContext(list(instruments), runtime=pypto.passes.RuntimeKind.HOST_BUILD_GRAPH)
+
+    return context
