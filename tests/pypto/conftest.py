@@ -8,7 +8,9 @@ with it, a failure to import is a failure, never a skip.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -19,7 +21,7 @@ ORACLE = SHARED / "oracle"
 
 @pytest.fixture(scope="session")
 def pypto() -> SimpleNamespace:
-    """`pl`, `ir`, `passes` and `codegen` of the oracle build, with the backend the dumps used."""
+    """`pl`, `ir`, `passes` and codegen (`generate`) of the oracle build, with the backend the dumps used."""
     if not (ORACLE / "pypto" / "__init__.py").is_file():
         pytest.skip(f"no PyPTO build at {ORACLE}: the tests of legalog inside PyPTO's pipeline need it")
     if str(ORACLE) not in sys.path:
@@ -29,17 +31,17 @@ def pypto() -> SimpleNamespace:
     from pypto import ir, passes  # type: ignore[import-not-found]
     from pypto.backend import BackendType  # type: ignore[import-not-found]
     from pypto.backend.pto_backend import generate  # type: ignore[import-not-found]
-    from pypto.pypto_core import backend, codegen  # type: ignore[import-not-found]
+    from pypto.pypto_core import backend  # type: ignore[import-not-found]
 
     backend.set_backend_type(BackendType.Ascend910B)  # platform a2a3, as the corpus was printed
-    return SimpleNamespace(pypto=pypto, pl=pl, ir=ir, passes=passes, codegen=codegen, generate=generate)
+    return SimpleNamespace(pypto=pypto, pl=pl, ir=ir, passes=passes, generate=generate)
 
 
 @pytest.fixture
-def hbg(pypto: SimpleNamespace):  # type: ignore[no-untyped-def]  # noqa: ANN201
+def hbg(pypto: SimpleNamespace) -> Callable[..., Any]:
     """A PassContext for host_build_graph (the runtime Graph functions need) with instruments."""
 
-    def context(*instruments: object):  # type: ignore[no-untyped-def]  # noqa: ANN202
+    def context(*instruments: object) -> Any:
         return pypto.passes.PassContext(list(instruments), runtime=pypto.passes.RuntimeKind.HOST_BUILD_GRAPH)
 
     return context

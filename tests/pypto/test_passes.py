@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -26,7 +28,7 @@ class Named:
         return self.name
 
 
-def names(passes: list) -> list[str]:  # type: ignore[type-arg]
+def names(passes: list[Named]) -> list[str]:
     return [p.get_name() for p in passes]
 
 
@@ -81,25 +83,25 @@ def test_library_runs_one_pass_alone() -> None:
 # --------------------------------------------------------------------- with PyPTO
 
 
-def prop_names(pypto: SimpleNamespace, found: object) -> set[str]:
-    return {str(p).split(".")[-1] for p in found.to_list()}  # type: ignore[attr-defined]
+def prop_names(found: Any) -> set[str]:
+    return {str(p).split(".")[-1] for p in found.to_list()}
 
 
 def test_properties_are_the_seeds_in_pypto_names(pypto: SimpleNamespace) -> None:
     graph, spmd = lp.legalize_graph_boundary(), lp.legalize_spmd_launches()
     assert (graph.get_name(), spmd.get_name()) == ("LegalizeGraphBoundary", "LegalizeSpmdLaunches")
-    assert prop_names(pypto, graph.get_required_properties()) == {"SplitIncoreOrch", "CallDirectionsResolved"}
-    assert prop_names(pypto, graph.get_produced_properties()) == {"CallDirectionsResolved"}
-    assert prop_names(pypto, graph.get_invalidated_properties()) == set()
-    assert prop_names(pypto, spmd.get_required_properties()) == {"NoNestedCalls", "ReturnParamsExplicit"}
-    assert prop_names(pypto, spmd.get_produced_properties()) == {"NormalizedStmtStructure"}
-    assert prop_names(pypto, spmd.get_invalidated_properties()) == {
+    assert prop_names(graph.get_required_properties()) == {"SplitIncoreOrch", "CallDirectionsResolved"}
+    assert prop_names(graph.get_produced_properties()) == {"CallDirectionsResolved"}
+    assert prop_names(graph.get_invalidated_properties()) == set()
+    assert prop_names(spmd.get_required_properties()) == {"NoNestedCalls", "ReturnParamsExplicit"}
+    assert prop_names(spmd.get_produced_properties()) == {"NormalizedStmtStructure"}
+    assert prop_names(spmd.get_invalidated_properties()) == {
         "CallDirectionsResolved", "RuntimeScopesMaterialized", "IterArgCarryClassified"}  # fmt: skip
     assert not hasattr(pypto.passes.IRProperty, "GraphBoundaryLegalized")  # hence lp.UNMAPPED
     assert set(lp.UNMAPPED) == {"GraphBoundaryLegalized"}
 
 
-def test_default_pipeline_is_the_default_strategy_with_both_passes_in_place(pypto: SimpleNamespace, hbg) -> None:  # type: ignore[no-untyped-def]
+def test_default_pipeline_is_the_default_strategy_with_both_passes_in_place(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
     from pypto.ir.pass_manager import OptimizationStrategy, PassManager  # type: ignore[import-not-found]
 
     with hbg():
@@ -112,11 +114,11 @@ def test_default_pipeline_is_the_default_strategy_with_both_passes_in_place(pypt
     assert "Simplify" not in ours[ours.index(lp.GRAPH_PASS) :]
 
 
-def parsed(pypto: SimpleNamespace, name: str) -> object:
+def parsed(pypto: SimpleNamespace, name: str) -> Any:
     return pypto.pl.parse((GRAPH / name).read_text(), filename=name)
 
 
-def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(pypto: SimpleNamespace, hbg) -> None:  # type: ignore[no-untyped-def]
+def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
     name = "a11_reject_dynamic_control.graph_input.py"
     program = parsed(pypto, name)
     before = pypto.ir.python_print(program, format=False)
@@ -135,7 +137,7 @@ def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(pypto:
     assert pypto.ir.python_print(program, format=False) == before  # the input is untouched
 
 
-def test_runtime_comes_from_the_pass_context_unless_given(pypto: SimpleNamespace, hbg) -> None:  # type: ignore[no-untyped-def]
+def test_runtime_comes_from_the_pass_context_unless_given(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
     program = parsed(pypto, "a01_row_shift.graph_input.py")
     with hbg():
         lp.legalize_graph_boundary()(program)  # host_build_graph: hoists, no error
@@ -149,8 +151,20 @@ def test_runtime_comes_from_the_pass_context_unless_given(pypto: SimpleNamespace
         lp.legalize_graph_boundary(runtime="hbg")
 
 
-def test_a_legal_program_comes_back_as_it_went_in(pypto: SimpleNamespace, hbg) -> None:  # type: ignore[no-untyped-def]
+def test_a_legal_program_comes_back_as_it_went_in(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
     program = parsed(pypto, "a05_tile_sweep.graph_input.py")
     with hbg():
         out = lp.legalize_graph_boundary()(program)
     assert out is program  # PyPTO's own nodes and spans, not a re-parse
+
+
+def test_an_spmd_launch_without_its_output_is_rejected_by_the_spmd_pass_alone(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    launch = "pl.spmd_submit(self.band, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)"
+    text = (GRAPH / "a09_orch_spmd_counts.spmd_input.py").read_text()
+    assert launch in text
+    program = pypto.pl.parse(text.replace(launch, launch.replace(" y__ssa_v0,", "")))
+    with hbg(), pytest.raises(lp.PassRejected) as caught:
+        lp.legalize_spmd_launches()(program)
+    assert caught.value.pass_name == "LegalizeSpmdLaunches"
+    assert [(d.code, d.function, d.line) for d in caught.value.diagnostics] == [("SP301", "main", 18)]
+    assert "'y__ssa_v0' (parameter 1) are not preallocated" in str(caught.value)
