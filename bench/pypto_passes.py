@@ -30,13 +30,13 @@ GRAPH = REPO.parent / "shared" / "corpus" / "graph"
 ORACLE = REPO.parent / "shared" / "oracle"
 sys.path[:0] = [str(REPO), str(ORACLE)]
 
-import pypto.language as pl  # type: ignore[import-not-found]
-from pypto import passes  # type: ignore[import-not-found]
-from pypto.backend import BackendType  # type: ignore[import-not-found]
-from pypto.ir.pass_manager import OptimizationStrategy, PassManager  # type: ignore[import-not-found]
-from pypto.pypto_core import backend  # type: ignore[import-not-found]
+import pypto.language as pl  # noqa: E402 - after the sys.path setup above
+from pypto import passes  # noqa: E402 - after the sys.path setup above
+from pypto.backend import BackendType  # noqa: E402 - after the sys.path setup above
+from pypto.ir.pass_manager import OptimizationStrategy, PassManager  # noqa: E402 - after the sys.path setup above
+from pypto.pypto_core import backend  # noqa: E402 - after the sys.path setup above
 
-from legalog import pypto as lp
+from legalog import pypto as lp  # noqa: E402 - after the sys.path setup above
 
 OURS = (lp.SPMD_PASS, lp.GRAPH_PASS)
 
@@ -64,7 +64,7 @@ def compile_once(program: Any, with_legalog: bool) -> dict[str, Any]:
             outcome = "compiled"
         except lp.PassRejected as err:
             outcome = "rejected " + " ".join(sorted({d.code for d in err.diagnostics}))
-        except Exception as err:  # noqa: BLE001 - a failure is a row of the table, not a crash of the run
+        except Exception as err:
             outcome = f"failed ({type(err).__name__}: {str(err).splitlines()[0][:80]})"
         # A pass that raised never reaches its after-callback: its time runs to the raise.
         for name, t in running.items():

@@ -7,7 +7,7 @@
 Per input (the real dumps of ../shared/corpus found relative to the repo, and synthetic programs
 from bench/generate.py), each in its own subprocess so peak memory is that input's alone:
 stage times (parse, extract, rules, decide, Z3, rewrite, print, verify) measured by calling the
-stage functions directly in the order `legalog.analyzer.analysis.analyze` calls them, the total,
+stage functions directly in the order `legalog.pipeline.analyze` calls them, the total,
 fact counts, peak RSS (ru_maxrss), and the ratio to `ast.parse` of the same text.  Then: scaling
 over K, batch throughput of `legalog check --jobs 1` vs `--jobs 2`, and a whole-process
 `python -m legalog check examples/row_shift.py`.  Targets are printed beside the measured values.
@@ -41,7 +41,7 @@ def measure_one(path: str, runtime: str = "host_build_graph") -> dict:
     """Runs in a fresh subprocess: one input, stage by stage, as `analyze` does it."""
     sys.path.insert(0, str(REPO))
     t_import = time.perf_counter()
-    from legalog.analyzer.analysis import pass_rules
+    from legalog.pipeline import pass_rules
     from legalog.analyzer.graph import graph_decisions, graph_diagnostics
     from legalog.analyzer.spmd import decide_launches
     from legalog.analyzer.units import solve_units
@@ -219,9 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n== whole process: python -m legalog check examples/row_shift.py", flush=True)
     startup = wall([sys.executable, "-m", "legalog", "check", "examples/row_shift.py", "--no-progress"], 3 if args.quick else 7)
     startup_s = statistics.median(startup)
-    import_only = statistics.median(wall([sys.executable, "-c", "import legalog.analyzer.analysis"], 5))
+    import_only = statistics.median(wall([sys.executable, "-c", "import legalog.pipeline"], 5))
     print(f"median {startup_s:.3f} s (samples {', '.join(f'{s:.3f}' for s in startup)}); "
-          f"import of legalog.analyzer.analysis alone {import_only:.3f} s")
+          f"import of legalog.pipeline alone {import_only:.3f} s")
 
     ok = [r for r in corpus_rows if r.get("ratio_to_ast")]
     median_ratio = statistics.median(r["ratio_to_ast"] for r in ok) if ok else None

@@ -10,22 +10,38 @@ LegalizeSpmdLaunches, as Datalog rules over facts lowered from printed IR dumps,
     legalog.print_program(program)            # back to PyPTO's printed format
     legalog.preflight(program)                # codegen's check that every SPMD launch is guarded
 
-`text` may also be a PyPTO in-memory program: it is printed with PyPTO's own
-`pypto.ir.python_print` (PyPTO is optional; see `legalog.analyzer.dumps.program_text`).
-Inside PyPTO's own pipeline, the two passes are `legalog.pypto.legalize_graph_boundary()` and
-`legalog.pypto.legalize_spmd_launches()`; `legalog.pypto.default_pipeline()` is PyPTO's Default
-strategy with both in place.
+`source` may be a dump's text, a parsed `legalog.ir.Program`, or a PyPTO in-memory program: the
+last is printed with PyPTO's own `pypto.ir.python_print` (PyPTO is optional; see
+`legalog.surfaces.dumps.program_text`).  The heavy rooms are imported on first use, so that
+`import legalog` and `legalog --help` stay fast.  `passes=("graph",)` or `("spmd",)` runs
+LegalizeGraphBoundary or LegalizeSpmdLaunches alone (default: both).  Inside PyPTO's own
+pipeline they are `legalog.pypto.legalize_graph_boundary()` and `legalize_spmd_launches()`, and
+`legalog.pypto.default_pipeline()` is PyPTO's Default strategy with both in place.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
+
+from legalog.version import __version__
+
+if TYPE_CHECKING:
+    from legalog.analyzer.diagnostics import Diagnostic
+    from legalog.analyzer.explain import Explanation, WhyError
+    from legalog.ir.errors import ParseError
+    from legalog.ir.model import Program
+    from legalog.ir.parser import parse
+    from legalog.ir.printer import print_program
+    from legalog.pipeline import Analysis, LegalizeError
 
 __all__ = [
     "Analysis",
+    "Diagnostic",
+    "Explanation",
     "LegalizeError",
     "ParseError",
-    "Explanation",
+    "Program",
     "WhyError",
     "__version__",
     "analyze",
@@ -36,50 +52,69 @@ __all__ = [
     "print_program",
 ]
 
-
-def analyze(source, path=None, runtime="host_build_graph", passes=("graph", "spmd")):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
-    """`legalog.analyzer.analysis.analyze` for a dump text, a parsed Program, or a PyPTO program;
-    `passes` chooses LegalizeGraphBoundary ("graph"), LegalizeSpmdLaunches ("spmd") or both."""
-    from legalog.analyzer import analysis
-    from legalog.analyzer.dumps import program_text
-
-    return analysis.analyze(program_text(source), path, runtime, passes)
+DEFAULT_RUNTIME = "host_build_graph"
+BOTH_PASSES = ("graph", "spmd")  # LegalizeGraphBoundary, LegalizeSpmdLaunches
 
 
-def legalize(source, path=None, runtime="host_build_graph", passes=("graph", "spmd")):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
-    """The Program legalized by `passes` (print it with `legalog.print_program`), or LegalizeError."""
-    from legalog.analyzer import analysis
-    from legalog.analyzer.dumps import program_text
+def analyze(
+    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
+    passes: Collection[str] = BOTH_PASSES,
+) -> Analysis:  # fmt: skip
+    """Analyse one program with `passes` (default: both); never raises for bad input (an
+    unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic)."""
+    from legalog import pipeline
+    from legalog.surfaces.dumps import program_text
 
-    return analysis.legalize(program_text(source), path, runtime, passes)
+    return pipeline.analyze(program_text(source), path, runtime, passes)
 
 
-def explain(source, function: str, var: str, path=None, runtime="host_build_graph"):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
-    """Why `var` in `function` was hoisted, kept, rejected, removed, or is no boundary value."""
+def legalize(
+    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
+    passes: Collection[str] = BOTH_PASSES,
+) -> Program:  # fmt: skip
+    """The Program legalized by `passes` (print it with `print_program`); raises `LegalizeError`,
+    carrying every error diagnostic, when the runtime cannot record the program."""
+    from legalog import pipeline
+    from legalog.surfaces.dumps import program_text
+
+    return pipeline.legalize(program_text(source), path, runtime, passes)
+
+
+def explain(
+    source: str | Program | Any, function: str, var: str, path: str | None = None, runtime: str = DEFAULT_RUNTIME
+) -> Explanation:
+    """Why `var` (SSA suffix optional) in `function` was hoisted, kept, rejected, removed, or is no
+    boundary value; raises `WhyError` (with close candidates) for an unknown function or name."""
     return analyze(source, path, runtime).explain(function, var)
 
 
-def preflight(source):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201
-    """Codegen's check that every SPMD launch is proven positive or guarded: a list of Diagnostics."""
-    from legalog.analyzer.dumps import program_text
+def preflight(source: str | Program | Any) -> list[Diagnostic]:
+    """Codegen's check that every SPMD launch is proven positive or guarded: the launches it would
+    refuse, as Diagnostics (empty when codegen may proceed)."""
     from legalog.analyzer.spmd import preflight as check
-    from legalog.ir import parse
+    from legalog.ir.parser import parse as parse_text
+    from legalog.surfaces.dumps import program_text
 
     program = program_text(source)
-    return check(parse(program) if isinstance(program, str) else program)
+    return check(parse_text(program) if isinstance(program, str) else program)
 
 
-def __getattr__(name: str):  # noqa: ANN202 - lazy imports keep `legalog --help` fast
-    if name in ("Explanation", "WhyError"):
-        from legalog.analyzer import explain as explain_module
+_LAZY = {
+    "Analysis": "legalog.pipeline",
+    "LegalizeError": "legalog.pipeline",
+    "Diagnostic": "legalog.analyzer.diagnostics",
+    "Explanation": "legalog.analyzer.explain",
+    "WhyError": "legalog.analyzer.explain",
+    "ParseError": "legalog.ir.errors",
+    "Program": "legalog.ir.model",
+    "parse": "legalog.ir.parser",
+    "print_program": "legalog.ir.printer",
+}
 
-        return getattr(explain_module, name)
-    if name in ("Analysis", "LegalizeError"):
-        from legalog.analyzer import analysis
 
-        return getattr(analysis, name)
-    if name in ("parse", "print_program", "ParseError"):
-        from legalog import ir
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
 
-        return getattr(ir, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'legalog' has no attribute {name!r}")

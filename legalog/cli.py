@@ -119,7 +119,7 @@ def _positive(text: str) -> int:
 
 
 def _version() -> str:
-    from legalog import __version__
+    from legalog.version import __version__
 
     return __version__
 
@@ -128,9 +128,9 @@ def _version() -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from legalog.analyzer import batch
-    from legalog.analyzer.dumps import plan
-    from legalog.analyzer.render import render_sarif, render_text, report
+    from legalog.surfaces import batch
+    from legalog.surfaces.dumps import plan
+    from legalog.surfaces.render import render_sarif, render_text, report
 
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
@@ -161,7 +161,7 @@ def _run_with_progress(targets, runtime: str, jobs: int):  # type: ignore[no-unt
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from legalog.analyzer import batch
+    from legalog.surfaces import batch
 
     columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
@@ -183,7 +183,7 @@ def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
 
 def _load(path: str, runtime: str):  # type: ignore[no-untyped-def]
     """Analyse one file, or raise UsageError with the PARSE diagnostic's file:line:col."""
-    from legalog.analyzer.analysis import analyze
+    from legalog.pipeline import analyze
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_file
 
@@ -200,7 +200,7 @@ def _load(path: str, runtime: str):  # type: ignore[no-untyped-def]
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from legalog.analyzer.render import file_model, render_text
+    from legalog.surfaces.render import file_model, render_text
 
     analysis = _load(args.file, args.runtime)
     text = analysis.legalized_text()
@@ -253,7 +253,7 @@ def _why(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from legalog.analyzer.query import QueryError, ask, catalogue, parse_query
+    from legalog.surfaces.query import QueryError, ask, catalogue, parse_query
 
     if args.list == (args.query is not None):
         raise UsageError("give either a QUERY or --list")
@@ -286,11 +286,11 @@ def _list_relations(relations, fmt: str) -> int:  # type: ignore[no-untyped-def]
 
 
 def _facts(args: argparse.Namespace) -> int:
-    from legalog.extractor.lower import lower
     from legalog.facts.schema import INPUT_RELATIONS
     from legalog.facts.store import write_facts
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_file
+    from legalog.pipeline import extract
 
     if not Path(args.file).is_file():
         raise UsageError(f"no such file: {args.file}")
@@ -298,14 +298,14 @@ def _facts(args: argparse.Namespace) -> int:
         program = parse_file(args.file)
     except ParseError as err:
         raise UsageError(f"PARSE {args.file}:{err.line}:{err.col}: {err.reason}") from None
-    facts = lower(program, args.runtime).facts
+    facts = extract(program, args.runtime)
     written = write_facts(facts.as_mapping(), INPUT_RELATIONS, Path(args.output))
     print(f"legalog: {facts.count()} facts in {len(written)} relations written to {args.output}", file=sys.stderr)
     return EXIT_OK
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from legalog.analyzer.report import ReportModel
+    from legalog.surfaces.report import ReportModel
 
     print(json.dumps(ReportModel.model_json_schema(), indent=2))
     return EXIT_OK

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from legalog.analyzer.analysis import PassName
     from legalog.analyzer.diagnostics import Diagnostic
+    from legalog.pipeline import PassName
 
 GRAPH_PASS = "LegalizeGraphBoundary"
 SPMD_PASS = "LegalizeSpmdLaunches"
@@ -91,8 +91,8 @@ def default_pipeline(runtime: str | Any | None = None, *, analyze_auto_scopes_fo
     Simplify, immediately before MaterializeRuntimeScopes.  Build it inside the `PassContext` it
     runs in: PyPTO's strategy fixes its pass list from that context's memory planner.
     Raises `PipelineError` when the strategy lacks an anchor or already has either pass."""
-    from pypto import passes  # type: ignore[import-not-found]
-    from pypto.ir.pass_manager import OptimizationStrategy, PassManager  # type: ignore[import-not-found]
+    from pypto import passes
+    from pypto.ir.pass_manager import OptimizationStrategy, PassManager
 
     manager = PassManager.get_strategy(OptimizationStrategy.Default, analyze_auto_scopes_for_deps=analyze_auto_scopes_for_deps)
     ordered = insert_passes(list(manager.passes), legalize_spmd_launches(), legalize_graph_boundary(runtime))
@@ -135,7 +135,7 @@ def _index(names: list[str], anchor: str, for_pass: str) -> int:
 
 
 def _make_pass(name: str, properties: Properties, chosen: tuple[PassName, ...], runtime: str | Any | None) -> Any:
-    from pypto import passes  # type: ignore[import-not-found]
+    from pypto import passes
 
     if runtime is not None:
         _runtime_name(runtime)  # a wrong runtime is an error when the pass is made, not when it runs
@@ -145,7 +145,7 @@ def _make_pass(name: str, properties: Properties, chosen: tuple[PassName, ...], 
 
 
 def _property_set(names: tuple[str, ...]) -> Any:
-    from pypto import passes  # type: ignore[import-not-found]
+    from pypto import passes
 
     found = passes.IRPropertySet()
     for name in names:
@@ -155,9 +155,9 @@ def _property_set(names: tuple[str, ...]) -> Any:
 
 def _runtime_name(runtime: str | Any | None) -> str:
     """legalog's runtime name for `runtime`, or for the active PassContext's when None."""
-    from pypto import passes  # type: ignore[import-not-found]
+    from pypto import passes
 
-    from legalog.analyzer.analysis import RUNTIMES
+    from legalog.pipeline import RUNTIMES
 
     if isinstance(runtime, str):
         if runtime not in RUNTIMES:
@@ -171,15 +171,15 @@ def _runtime_name(runtime: str | Any | None) -> str:
 
 def _transform(name: str, chosen: tuple[PassName, ...], runtime: str | Any | None, program: Any) -> Any:
     """One pass over `program`: the same Program when legal, the re-parsed rewrite, or an error."""
-    from pypto.ir.printer import python_print  # type: ignore[import-not-found]
+    from pypto.ir.printer import python_print
 
-    import legalog
+    from legalog import pipeline
 
     # format=False is the printing PyPTO's dumps (and so legalog's corpus) use.
     text = python_print(program, format=False)
-    analysis = legalog.analyze(text, path=f"<{name} input>", runtime=_runtime_name(runtime), passes=chosen)
+    analysis = pipeline.analyze(text, path=f"<{name} input>", runtime=_runtime_name(runtime), passes=chosen)
     if analysis.status == "error":  # legalog cannot read PyPTO's own printing: legalog's failure
-        import pypto  # type: ignore[import-not-found]
+        import pypto
 
         raise pypto.InternalError(_message(f"{name} (legalog) cannot read the printed program", analysis.errors, text))
     if analysis.status == "rejected":
@@ -190,8 +190,8 @@ def _transform(name: str, chosen: tuple[PassName, ...], runtime: str | Any | Non
 
 
 def _reparse(name: str, text: str) -> Any:
-    import pypto  # type: ignore[import-not-found]
-    import pypto.language as pl  # type: ignore[import-not-found]
+    import pypto
+    import pypto.language as pl
 
     try:
         return pl.parse(text, filename=f"<{name} output>")
@@ -203,7 +203,7 @@ def _reparse(name: str, text: str) -> Any:
 @functools.cache
 def _rejection_type() -> type[Exception]:
     """`PassRejected`, made on first use because its base, `pypto.ValueError`, needs pypto."""
-    from pypto import pypto_core  # type: ignore[import-not-found]
+    from pypto import pypto_core
 
     def init(self: Any, pass_name: str, diagnostics: tuple[Diagnostic, ...], message: str) -> None:
         pypto_core.ValueError.__init__(self, message)

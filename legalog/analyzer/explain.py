@@ -14,13 +14,34 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from legalog.analyzer.graph import plain_name
+from legalog.analyzer.graph import GraphDecision, plain_name
 from legalog.ir.printer import print_expr
 
 if TYPE_CHECKING:
-    from legalog.analyzer.analysis import Analysis
+    from legalog.analyzer.diagnostics import Diagnostic
+    from legalog.extractor.lower import Lowering
+    from legalog.ir.model import Program
+    from legalog.rules.engine import Derived
+
+
+class Analysis(Protocol):
+    """What an explanation reads of a pipeline run (`legalog.pipeline.Analysis` is one): the
+    decisions room never imports the pipeline that runs it."""
+
+    @property
+    def path(self) -> str | None: ...
+    @property
+    def program(self) -> Program | None: ...
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]: ...
+    @property
+    def graphs(self) -> tuple[GraphDecision, ...]: ...
+    @property
+    def lowering(self) -> Lowering | None: ...
+    @property
+    def full_derived(self) -> Derived | None: ...
 
 Verdict = Literal["hoisted", "kept", "rejected", "removed_alias", "not_boundary"]
 

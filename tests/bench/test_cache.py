@@ -1,10 +1,10 @@
-"""legalog.analyzer.cache: hits, misses, corrupt entries, options in the key."""
+"""legalog.surfaces.cache: hits, misses, corrupt entries, options in the key."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from legalog.analyzer import batch, cache
+from legalog.surfaces import batch, cache
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "row_shift.py"
 

@@ -80,7 +80,7 @@ def test_text_summary_and_no_progress_bar_when_piped(tmp_path: Path) -> None:
 def test_a_worker_that_dies_loses_only_its_own_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    from legalog.analyzer import batch
+    from legalog.surfaces import batch
 
     real = batch.analyse_target
 

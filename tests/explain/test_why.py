@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import legalog
-from legalog.analyzer.analysis import Analysis
+from legalog.pipeline import Analysis
 from legalog.analyzer.explain import WhyError, _names
 from legalog.analyzer.graph import plain_name
 

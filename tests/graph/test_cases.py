@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from legalog.analyzer.analysis import analyze
+from legalog.pipeline import analyze
 from legalog.cli import main as legalog_main
 
 CASES = Path(__file__).resolve().parent / "cases"

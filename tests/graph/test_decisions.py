@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from legalog.analyzer.analysis import analyze
-from legalog.analyzer.render import file_model
+from legalog.pipeline import analyze
+from legalog.surfaces.render import file_model
 from legalog.analyzer.verifier import verify
 from legalog.ir.parser import parse
 from tests.conftest import CORPUS

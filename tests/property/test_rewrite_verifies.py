@@ -9,7 +9,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from legalog.analyzer.analysis import analyze
+from legalog.pipeline import analyze
 from legalog.analyzer.verifier import verify
 from legalog.ir import parse, print_program
 from legalog.ir.transform import bound_names

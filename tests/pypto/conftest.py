@@ -26,12 +26,12 @@ def pypto() -> SimpleNamespace:
         pytest.skip(f"no PyPTO build at {ORACLE}: the tests of legalog inside PyPTO's pipeline need it")
     if str(ORACLE) not in sys.path:
         sys.path.insert(0, str(ORACLE))
-    import pypto  # type: ignore[import-not-found]
-    import pypto.language as pl  # type: ignore[import-not-found]
-    from pypto import ir, passes  # type: ignore[import-not-found]
-    from pypto.backend import BackendType  # type: ignore[import-not-found]
-    from pypto.backend.pto_backend import generate  # type: ignore[import-not-found]
-    from pypto.pypto_core import backend  # type: ignore[import-not-found]
+    import pypto
+    import pypto.language as pl
+    from pypto import ir, passes
+    from pypto.backend import BackendType
+    from pypto.backend.pto_backend import generate
+    from pypto.pypto_core import backend
 
     backend.set_backend_type(BackendType.Ascend910B)  # platform a2a3, as the corpus was printed
     return SimpleNamespace(pypto=pypto, pl=pl, ir=ir, passes=passes, generate=generate)

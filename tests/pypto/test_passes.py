@@ -77,7 +77,7 @@ def test_library_runs_one_pass_alone() -> None:
     assert spmd.graphs == () and spmd.status == "rewritten" and [d.outcome for d in spmd.launches].count("guarded") == 1
     assert graph.launches == () and [g.function for g in graph.graphs if g.changes_anything] == ["fan"]
     with pytest.raises(ValueError, match="non-empty subset"):
-        legalog.analyze(text, passes=("lint",))  # type: ignore[arg-type]
+        legalog.analyze(text, passes=("lint",))
 
 
 # --------------------------------------------------------------------- with PyPTO
@@ -102,7 +102,7 @@ def test_properties_are_the_seeds_in_pypto_names(pypto: SimpleNamespace) -> None
 
 
 def test_default_pipeline_is_the_default_strategy_with_both_passes_in_place(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
-    from pypto.ir.pass_manager import OptimizationStrategy, PassManager  # type: ignore[import-not-found]
+    from pypto.ir.pass_manager import OptimizationStrategy, PassManager
 
     with hbg():
         default = PassManager.get_strategy(OptimizationStrategy.Default).pass_names

@@ -12,8 +12,8 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from legalog.analyzer.dumps import Target, plan
-from legalog.analyzer.report import DiagnosticModel, FileModel
+from legalog.surfaces.dumps import Target, plan
+from legalog.surfaces.report import DiagnosticModel, FileModel
 
 Progress = Callable[[FileModel], None]
 _GRAPH_ONLY = ("GB", "HC")
@@ -32,8 +32,8 @@ def analyse_file(path: str, runtime: str = "host_build_graph") -> FileModel:
 
 def analyse_target(target: Target, runtime: str = "host_build_graph") -> FileModel:
     """One target to its report entry (filtered to its pass for a passes_dump position); never raises."""
-    from legalog.analyzer.analysis import analyze
-    from legalog.analyzer.render import file_model
+    from legalog.pipeline import analyze
+    from legalog.surfaces.render import file_model
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_file
 
@@ -78,7 +78,7 @@ def _error(target: Target, reason: str, line: int, col: int) -> FileModel:
 
 
 def _analyse_pair(args: tuple[Target, str]) -> FileModel:
-    from legalog.analyzer.cache import cached  # repeated runs over unchanged dumps answer from disk
+    from legalog.surfaces.cache import cached  # repeated runs over unchanged dumps answer from disk
 
     return cached(args[0], args[1], analyse_target)
 

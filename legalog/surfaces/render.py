@@ -7,12 +7,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from legalog import __version__
-from legalog.analyzer.analysis import Analysis
+from legalog.version import __version__
+from legalog.pipeline import Analysis
 from legalog.analyzer.codes import CODES
 from legalog.analyzer.diagnostics import Diagnostic
 from legalog.analyzer.graph import GraphDecision, plain_name, plain_text
-from legalog.analyzer.report import (
+from legalog.surfaces.report import (
     DiagnosticModel,
     FileModel,
     GraphModel,

@@ -1,4 +1,8 @@
-"""One program, end to end: parse, lower, solve the rules, decide, rewrite, verify.
+"""The pipeline: one program, end to end: parse, lower, solve the rules, decide, rewrite, verify.
+
+This is the only module that knows the order of the stages.  Every room it calls sits below it
+(`ir`, `extractor`, `rules`, `analyzer`, `rewriter`); the surfaces (`legalog.surfaces`, the CLI)
+sit above it and never run a stage themselves.
 
 Each call runs the engine on its own program's facts and nothing else: no state leaks from one
 program to the next (the engine restores its rules-only database after every evaluation).
@@ -9,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import Literal, get_args
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
+from legalog.analyzer.explain import Explanation, explain
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
 from legalog.extractor.lower import Lowering, lower
+from legalog.facts.store import FactStore
 from legalog.ir.errors import ParseError
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
@@ -33,9 +39,6 @@ RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 # and GraphBoundaryLegalized verifier; "spmd" = LegalizeSpmdLaunches.
 PassName = Literal["graph", "spmd"]
 PASSES: frozenset[PassName] = frozenset(get_args(PassName))
-
-if TYPE_CHECKING:
-    from legalog.analyzer.explain import Explanation
 
 Status = Literal["legal", "rewritten", "rejected", "error"]
 
@@ -84,8 +87,6 @@ class Analysis:
 
     def explain(self, function: str, var: str) -> Explanation:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
-        from legalog.analyzer.explain import explain
-
         return explain(self, function, var)
 
     def legalized_text(self) -> str | None:
@@ -98,22 +99,27 @@ def pass_rules() -> RuleProgram:
     return RuleProgram.load(PASS_RULES)
 
 
+def extract(program: Program, runtime: str = "host_build_graph") -> FactStore:
+    """The input relations of one program (what `legalog facts` writes): the first stage alone."""
+    return lower(program, runtime).facts
+
+
 def solve(program: Program, runtime: str = "host_build_graph") -> tuple[Lowering, Derived]:
     """Lower a program and evaluate every pass rule over its facts."""
     lowering = lower(program, runtime)
     return lowering, solve_units(lowering, pass_rules())
 
 
-def _chosen(passes: Collection[PassName]) -> frozenset[PassName]:
+def _chosen(passes: Collection[str]) -> frozenset[PassName]:
     chosen = frozenset(passes)
     if not chosen or not chosen <= PASSES:
         raise ValueError(f"passes must be a non-empty subset of {sorted(PASSES)}; got {sorted(chosen)}")
-    return chosen
+    return frozenset(p for p in PASSES if p in chosen)
 
 
 def analyze(
     source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    passes: Collection[PassName] = PASSES,
+    passes: Collection[str] = PASSES,
 ) -> Analysis:  # fmt: skip
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
@@ -145,7 +151,7 @@ def analyze(
 
 def legalize(
     source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    passes: Collection[PassName] = PASSES,
+    passes: Collection[str] = PASSES,
 ) -> Program:  # fmt: skip
     """The program legalized by the chosen passes, or `LegalizeError` carrying every error diagnostic."""
     result = analyze(source, path, runtime, passes)

@@ -44,7 +44,7 @@ def cache_dir() -> Path:
 @functools.lru_cache(maxsize=1)
 def fingerprint() -> str:
     """legalog's version plus a hash of every source and rule file of the package (once per process)."""
-    from legalog import __version__
+    from legalog.version import __version__
 
     digest = hashlib.sha256(f"legalog {__version__} format {_FORMAT}\n".encode())
     for path in sorted(p for ext in ("*.py", "*.pyd") for p in _PACKAGE.rglob(ext)):
@@ -128,7 +128,7 @@ def cached(target: Any, runtime: str, analyse: Callable[[Any, str], T]) -> T:
     payload = load(k)
     result = analyse(target, runtime) if payload is None else None
     if result is None:
-        from legalog.analyzer.report import FileModel
+        from legalog.surfaces.report import FileModel
 
         try:
             return FileModel.model_validate(payload)  # type: ignore[return-value]

@@ -143,7 +143,7 @@ def catalogue(derived: Mapping[str, Any]) -> dict[str, RelationInfo]:
 
 @lru_cache(maxsize=1)
 def _arities() -> dict[str, int]:
-    from legalog.analyzer.analysis import pass_rules
+    from legalog.pipeline import pass_rules
 
     return {name: rel.arity for name, rel in pass_rules().relations.items()}
 
