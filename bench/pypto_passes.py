@@ -44,6 +44,7 @@ OURS = (lp.SPMD_PASS, lp.GRAPH_PASS)
 def compile_once(program: Any, with_legalog: bool) -> dict[str, Any]:
     """One pipeline run: wall time, each legalog pass's time, and how it ended."""
     spent = dict.fromkeys(OURS, 0.0)
+    detail = ""  # a failure's message, for the JSON
     running: dict[str, float] = {}  # the legalog pass under way, and when it started
 
     def before(p: Any, _prog: Any) -> None:
@@ -64,13 +65,14 @@ def compile_once(program: Any, with_legalog: bool) -> dict[str, Any]:
             outcome = "compiled"
         except lp.PassRejected as err:
             outcome = "rejected " + " ".join(sorted({d.code for d in err.diagnostics}))
-        except Exception as err:
-            outcome = f"failed ({type(err).__name__}: {str(err).splitlines()[0][:80]})"
+        except Exception as err:  # a failure is a row of the table, not a crash of the run
+            outcome = f"failed: {type(err).__name__}"
+            detail = str(err)
         # A pass that raised never reaches its after-callback: its time runs to the raise.
         for name, t in running.items():
             spent[name] += time.perf_counter() - t
         total = time.perf_counter() - t0
-    return {"total": total, **spent, "outcome": outcome}
+    return {"total": total, **spent, "outcome": outcome, "detail": detail}
 
 
 def measure(name: str, repeats: int) -> dict[str, Any]:

@@ -6,9 +6,9 @@
 
 Each pass is a `pypto.passes.Pass` made by `create_program_pass`: it prints the Program with
 PyPTO's printer, runs one of legalog's two passes on the text, and parses the result back with
-`pl.parse`.  A rejected program raises `PassRejected`, a subclass of the `pypto.ValueError` that
-PyPTO's own passes raise on a user error (their `CHECK`), carrying legalog's diagnostics; the
-input Program is never replaced by a partial rewrite.  A failure of legalog itself (its output
+`pl.parse`.  A rejected program raises `PassRejected`, a subclass of the
+`pypto.pypto_core.ValueError` that PyPTO's own passes raise on a user error (their `CHECK`),
+carrying legalog's diagnostics; the input Program is never replaced by a partial rewrite.  A failure of legalog itself (its output
 does not parse in PyPTO) raises `pypto.InternalError`, as PyPTO's `INTERNAL_CHECK` does.
 
 PyPTO stays optional: nothing here imports it (or torch) before a pass is made or run.
@@ -88,8 +88,9 @@ def default_pipeline(runtime: str | Any | None = None, *, analyze_auto_scopes_fo
     """PyPTO's Default strategy with both passes inserted by pass name, as a `passes.PassPipeline`:
     LegalizeSpmdLaunches immediately before DeriveCallDirections (and so after
     LowerL2TensorCollectives, where the strategy has it), LegalizeGraphBoundary after the final
-    Simplify, immediately before MaterializeRuntimeScopes.  Build it inside the `PassContext` it
-    runs in: PyPTO's strategy fixes its pass list from that context's memory planner.
+    Simplify, immediately before MaterializeRuntimeScopes.  `runtime` is LegalizeGraphBoundary's
+    (see `legalize_graph_boundary`).  Build the pipeline inside the `PassContext` it runs in:
+    PyPTO's strategy fixes its pass list from that context's memory planner.
     Raises `PipelineError` when the strategy lacks an anchor or already has either pass."""
     from pypto import passes
     from pypto.ir.pass_manager import OptimizationStrategy, PassManager
@@ -115,9 +116,9 @@ def insert_passes(strategy: Sequence[Any], spmd: Any, graph: Any) -> list[Any]:
     graph_at = _index(names, GRAPH_BEFORE, GRAPH_PASS)
     simplify = [i for i, name in enumerate(names) if name == GRAPH_AFTER]
     if not simplify or simplify[-1] > graph_at:
-        raise PipelineError(f"{GRAPH_PASS} runs after the final {GRAPH_AFTER} and immediately before {GRAPH_BEFORE}, "
-                            f"but this strategy has no {GRAPH_AFTER} before {GRAPH_BEFORE}"
-                            + (" (its last one runs after it)" if simplify else ""))  # fmt: skip
+        wrong = f"its last {GRAPH_AFTER} runs after {GRAPH_BEFORE}" if simplify else f"it has no {GRAPH_AFTER} before {GRAPH_BEFORE}"
+        raise PipelineError(f"{GRAPH_PASS} runs after the final {GRAPH_AFTER}, immediately before {GRAPH_BEFORE}, "
+                            f"but in this strategy {wrong}")  # fmt: skip
     # Insert the later position first, so the earlier index stays valid.
     ordered = list(strategy)
     for at, one in sorted(((spmd_at, spmd), (graph_at, graph)), key=lambda pair: pair[0], reverse=True):
@@ -202,7 +203,7 @@ def _reparse(name: str, text: str) -> Any:
 
 @functools.cache
 def _rejection_type() -> type[Exception]:
-    """`PassRejected`, made on first use because its base, `pypto.ValueError`, needs pypto."""
+    """`PassRejected`, made on first use because its base, `pypto.pypto_core.ValueError`, needs pypto."""
     from pypto import pypto_core
 
     def init(self: Any, pass_name: str, diagnostics: tuple[Diagnostic, ...], message: str) -> None:
@@ -211,7 +212,7 @@ def _rejection_type() -> type[Exception]:
         self.diagnostics = diagnostics
 
     doc = ("A legalog pass rejected the program. `diagnostics` are legalog's (code, function, line, "
-           "column, message); lines count in the pass's printed input. A `pypto.ValueError`, as "
+           "column, message); lines count in the pass's printed input. A `pypto.pypto_core.ValueError`, as "
            "PyPTO's own passes raise on a program they reject.")  # fmt: skip
     return type("PassRejected", (pypto_core.ValueError,), {"__init__": init, "__doc__": doc, "__module__": __name__})
 

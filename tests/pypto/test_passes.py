@@ -57,8 +57,8 @@ def test_passes_go_before_their_anchors_found_by_name() -> None:
     [
         ([n for n in STRATEGY if n != "DeriveCallDirections"], "no DeriveCallDirections pass"),
         ([n for n in STRATEGY if n != "MaterializeRuntimeScopes"], "no MaterializeRuntimeScopes pass"),
-        ([n for n in STRATEGY if n != "Simplify"], "no Simplify before MaterializeRuntimeScopes"),
-        ([*STRATEGY, "Simplify"], "its last one runs after it"),
+        ([n for n in STRATEGY if n != "Simplify"], "it has no Simplify before MaterializeRuntimeScopes"),
+        ([*STRATEGY, "Simplify"], "its last Simplify runs after MaterializeRuntimeScopes"),
         (["DeriveCallDirections", "LowerL2TensorCollectives", "Simplify", "MaterializeRuntimeScopes"],
          "runs LowerL2TensorCollectives after DeriveCallDirections"),
         ([*STRATEGY, lp.GRAPH_PASS], "already runs LegalizeGraphBoundary"),
