@@ -168,3 +168,10 @@ def test_an_spmd_launch_without_its_output_is_rejected_by_the_spmd_pass_alone(py
     assert caught.value.pass_name == "LegalizeSpmdLaunches"
     assert [(d.code, d.function, d.line) for d in caught.value.diagnostics] == [("SP301", "main", 18)]
     assert "'y__ssa_v0' (parameter 1) are not preallocated" in str(caught.value)
+
+
+def test_default_pipelines_runtime_is_the_graph_passes(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    program = pypto.pl.parse((GRAPH / "a01_row_shift.frontend.py").read_text())
+    with hbg(), pytest.raises(lp.PassRejected, match="GB101") as caught:
+        lp.default_pipeline(runtime="tensormap_and_ringbuffer").run(program)
+    assert caught.value.pass_name == "LegalizeGraphBoundary"
