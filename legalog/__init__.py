@@ -58,26 +58,26 @@ BOTH_PASSES = ("graph", "spmd")  # LegalizeGraphBoundary, LegalizeSpmdLaunches
 
 def analyze(
     source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
-    passes: Collection[str] = BOTH_PASSES,
+    *, passes: Collection[str] = BOTH_PASSES,
 ) -> Analysis:  # fmt: skip
     """Analyse one program with `passes` (default: both); never raises for bad input (an
     unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic)."""
     from legalog import pipeline
     from legalog.surfaces.dumps import program_text
 
-    return pipeline.analyze(program_text(source), path, runtime, passes)
+    return pipeline.analyze(program_text(source), path, runtime, passes=passes)
 
 
 def legalize(
     source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
-    passes: Collection[str] = BOTH_PASSES,
+    *, passes: Collection[str] = BOTH_PASSES,
 ) -> Program:  # fmt: skip
     """The Program legalized by `passes` (print it with `print_program`); raises `LegalizeError`,
     carrying every error diagnostic, when the runtime cannot record the program."""
     from legalog import pipeline
     from legalog.surfaces.dumps import program_text
 
-    return pipeline.legalize(program_text(source), path, runtime, passes)
+    return pipeline.legalize(program_text(source), path, runtime, passes=passes)
 
 
 def explain(

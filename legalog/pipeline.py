@@ -119,7 +119,7 @@ def _chosen(passes: Collection[str]) -> frozenset[PassName]:
 
 def analyze(
     source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    passes: Collection[str] = PASSES,
+    *, passes: Collection[str] = PASSES,
 ) -> Analysis:  # fmt: skip
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
@@ -143,7 +143,7 @@ def analyze(
         guarded = guard_launches(program, launches) if launches is not None else program
         legalized = legalize_graphs(guarded, graphs)
         if legalized != program:
-            diagnostics += verify(legalized, runtime, chosen)
+            diagnostics += verify(legalized, runtime, passes=chosen)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
     decided = launches.launches if launches is not None else ()
     return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived)
@@ -151,10 +151,10 @@ def analyze(
 
 def legalize(
     source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    passes: Collection[str] = PASSES,
+    *, passes: Collection[str] = PASSES,
 ) -> Program:  # fmt: skip
     """The program legalized by the chosen passes, or `LegalizeError` carrying every error diagnostic."""
-    result = analyze(source, path, runtime, passes)
+    result = analyze(source, path, runtime, passes=passes)
     if result.errors or result.legalized is None:
         raise LegalizeError(result.errors, path)
     return result.legalized

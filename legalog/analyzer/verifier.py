@@ -30,7 +30,7 @@ _ASSERTIONS = {
 }
 
 
-def verify(program: Program, runtime: str = "host_build_graph", passes: Collection[str] = ("graph", "spmd")) -> list[Diagnostic]:
+def verify(program: Program, runtime: str = "host_build_graph", *, passes: Collection[str] = ("graph", "spmd")) -> list[Diagnostic]:
     """The post-conditions of the passes that ran (`passes`, as `pipeline.analyze` chose them):
     after LegalizeSpmdLaunches alone a Graph is not legalized yet, and that is no finding."""
     lowering = lower(program, runtime)
