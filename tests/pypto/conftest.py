@@ -34,7 +34,24 @@ def pypto() -> SimpleNamespace:
     from pypto.pypto_core import backend
 
     backend.set_backend_type(BackendType.Ascend910B)  # platform a2a3, as the corpus was printed
+    _outlive_pyptos_static_callback()
     return SimpleNamespace(pypto=pypto, pl=pl, ir=ir, passes=passes, generate=generate)
+
+
+def _outlive_pyptos_static_callback() -> None:
+    """Keep one reference to the ruff formatter PyPTO registers in a C++ static, for good.
+
+    `pypto.ir` hands `pypto.ir.formatter.ruff_format` to `register_format_callback` (when `ruff` is
+    on PATH); the static's destructor drops it at process exit, after Python has finalized and
+    without the GIL.  When that is the function's last reference, as it is once a hypothesis test
+    has run in the session (tests/property, tests/ir), the interpreter aborts ("PyThreadState_Get:
+    the function must be called with the GIL held"), exit status 134, after every test passed.
+    One reference the process never releases keeps that destructor from freeing it."""
+    import ctypes
+
+    from pypto.ir import formatter
+
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(formatter.ruff_format))
 
 
 @pytest.fixture
