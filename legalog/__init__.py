@@ -57,19 +57,21 @@ BOTH_PASSES = ("graph", "spmd")  # LegalizeGraphBoundary, LegalizeSpmdLaunches
 
 
 def analyze(
-    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
+    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME, engine: str | None = None,
     *, passes: Collection[str] = BOTH_PASSES,
 ) -> Analysis:  # fmt: skip
     """Analyse one program with `passes` (default: both); never raises for bad input (an
-    unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic)."""
+    unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic).  `engine`
+    evaluates the rules: "clingo" (the default, or $LEGALOG_ENGINE) or "pydatalog" (the
+    reference); both give the same answers."""
     from legalog import pipeline
     from legalog.surfaces.dumps import program_text
 
-    return pipeline.analyze(program_text(source), path, runtime, passes=passes)
+    return pipeline.analyze(program_text(source), path, runtime, engine, passes=passes)
 
 
 def legalize(
-    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
+    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME, engine: str | None = None,
     *, passes: Collection[str] = BOTH_PASSES,
 ) -> Program:  # fmt: skip
     """The Program legalized by `passes` (print it with `print_program`); raises `LegalizeError`,
@@ -77,18 +79,23 @@ def legalize(
     from legalog import pipeline
     from legalog.surfaces.dumps import program_text
 
-    return pipeline.legalize(program_text(source), path, runtime, passes=passes)
+    return pipeline.legalize(program_text(source), path, runtime, engine, passes=passes)
 
 
 def explain(
-    source: str | Program | Any, function: str, var: str, path: str | None = None, runtime: str = DEFAULT_RUNTIME
+    source: str | Program | Any,
+    function: str,
+    var: str,
+    path: str | None = None,
+    runtime: str = DEFAULT_RUNTIME,
+    engine: str | None = None,
 ) -> Explanation:
     """Why `var` (SSA suffix optional) in `function` was hoisted, kept, rejected, removed, or is no
     boundary value; raises `WhyError` (with close candidates) for an unknown function or name."""
-    return analyze(source, path, runtime).explain(function, var)
+    return analyze(source, path, runtime, engine).explain(function, var)
 
 
-def preflight(source: str | Program | Any) -> list[Diagnostic]:
+def preflight(source: str | Program | Any, engine: str | None = None) -> list[Diagnostic]:
     """Codegen's check that every SPMD launch is proven positive or guarded: the launches it would
     refuse, as Diagnostics (empty when codegen may proceed)."""
     from legalog.analyzer.spmd import preflight as check
@@ -96,7 +103,7 @@ def preflight(source: str | Program | Any) -> list[Diagnostic]:
     from legalog.surfaces.dumps import program_text
 
     program = program_text(source)
-    return check(parse_text(program) if isinstance(program, str) else program)
+    return check(parse_text(program) if isinstance(program, str) else program, engine)
 
 
 _LAZY = {

@@ -16,6 +16,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
+
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
@@ -23,6 +25,13 @@ EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if getattr(args, "engine", None):
+        os.environ[ENV_VAR] = args.engine  # read where the rules are evaluated, in this process and its workers
+    try:
+        resolve_engine()  # a bad $LEGALOG_ENGINE is a usage error here, not a crash in every worker
+    except ValueError as err:
+        print(f"legalog: {err}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:
@@ -61,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)")
     check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     _runtime(check)
+    _engine(check)
     check.add_argument("--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)")
     check.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
                        help="which findings make the exit status 1 (default: error)")
@@ -78,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--in-place", action="store_true", help="rewrite FILE itself (atomically)")
     out.add_argument("--diff", action="store_true", help="print a unified diff and write nothing")
     _runtime(fix)
+    _engine(fix)
     fix.set_defaults(handler=_fix)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
@@ -86,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     why.add_argument("--var", "-v", required=True, metavar="V", help="the value's name, with or without its SSA suffix")
     why.add_argument("--format", choices=("text", "json"), default="text")
     _runtime(why)
+    _engine(why)
     why.set_defaults(handler=_why)
 
     query = sub.add_parser("query", help="answer an ad-hoc Datalog query over facts and derived relations")
@@ -94,6 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--list", action="store_true", help="name every relation with its columns")
     query.add_argument("--format", choices=("text", "json"), default="text")
     _runtime(query)
+    _engine(query)
     query.set_defaults(handler=_query)
 
     facts = sub.add_parser("facts", help="export every extracted relation as Soufflé-style .facts files")
@@ -109,6 +122,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runtime", choices=RUNTIMES, default="host_build_graph", help="the runtime compiled for")
+
+
+def _engine(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", choices=ENGINES, default=None,
+                   help=f"the Datalog engine that evaluates the rules (default: ${ENV_VAR}, else {DEFAULT_ENGINE}); "
+                        "both give the same answers")
 
 
 def _positive(text: str) -> int:

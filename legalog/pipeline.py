@@ -4,8 +4,8 @@ This is the only module that knows the order of the stages.  Every room it calls
 (`ir`, `extractor`, `rules`, `analyzer`, `rewriter`); the surfaces (`legalog.surfaces`, the CLI)
 sit above it and never run a stage themselves.
 
-Each call runs the engine on its own program's facts and nothing else: no state leaks from one
-program to the next (the engine restores its rules-only database after every evaluation).
+Each call runs the engine on its own program's facts, as one whole program, and nothing else: no
+state leaks from one program to the next.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
-from legalog.analyzer.units import solve_units
-from legalog.rules.engine import Derived, RuleProgram
+from legalog.rules.engine import Derived, RuleProgram, evaluate, resolve_engine
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
@@ -65,6 +64,7 @@ class Analysis:
     legalized: Program | None = None
     lowering: Lowering | None = field(default=None, repr=False, compare=False)
     derived: Derived | None = field(default=None, repr=False, compare=False)
+    engine: str | None = field(default=None, repr=False, compare=False)  # passed on to `full_derived`
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -83,7 +83,7 @@ class Analysis:
         """Every relation, the why-not ones (explain.pyd) included: solved on first use."""
         if self.lowering is None:
             return None
-        return solve_units(self.lowering, RuleProgram.load(EXPLAIN_RULES))
+        return evaluate(RuleProgram.load(EXPLAIN_RULES), self.lowering.facts.as_mapping(), self.engine)
 
     def explain(self, function: str, var: str) -> Explanation:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
@@ -104,10 +104,10 @@ def extract(program: Program, runtime: str = "host_build_graph") -> FactStore:
     return lower(program, runtime).facts
 
 
-def solve(program: Program, runtime: str = "host_build_graph") -> tuple[Lowering, Derived]:
-    """Lower a program and evaluate every pass rule over its facts."""
+def solve(program: Program, runtime: str = "host_build_graph", engine: str | None = None) -> tuple[Lowering, Derived]:
+    """Lower a program and evaluate every pass rule over its facts, as one whole program."""
     lowering = lower(program, runtime)
-    return lowering, solve_units(lowering, pass_rules())
+    return lowering, evaluate(pass_rules(), lowering.facts.as_mapping(), engine)
 
 
 def _chosen(passes: Collection[str]) -> frozenset[PassName]:
@@ -119,19 +119,21 @@ def _chosen(passes: Collection[str]) -> frozenset[PassName]:
 
 def analyze(
     source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    *, passes: Collection[str] = PASSES,
+    engine: str | None = None, *, passes: Collection[str] = PASSES,
 ) -> Analysis:  # fmt: skip
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
-    a PARSE diagnostic."""
+    a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (clingo unless
+    $LEGALOG_ENGINE or the caller says otherwise)."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
+    engine = resolve_engine(engine)
     chosen = _chosen(passes)
     try:
         program = parse(source, path) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
-    lowering, derived = solve(program, runtime)
+    lowering, derived = solve(program, runtime, engine)
     graphs = graph_decisions(program, lowering, derived) if "graph" in chosen else ()
     launches = decide_launches(program, lowering, derived) if "spmd" in chosen else None
     diagnostics = graph_diagnostics(program, lowering, derived) if "graph" in chosen else []
@@ -143,18 +145,18 @@ def analyze(
         guarded = guard_launches(program, launches) if launches is not None else program
         legalized = legalize_graphs(guarded, graphs)
         if legalized != program:
-            diagnostics += verify(legalized, runtime, passes=chosen)
+            diagnostics += verify(legalized, runtime, engine, passes=chosen)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
     decided = launches.launches if launches is not None else ()
-    return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived)
+    return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived, engine)
 
 
 def legalize(
     source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    *, passes: Collection[str] = PASSES,
+    engine: str | None = None, *, passes: Collection[str] = PASSES,
 ) -> Program:  # fmt: skip
     """The program legalized by the chosen passes, or `LegalizeError` carrying every error diagnostic."""
-    result = analyze(source, path, runtime, passes=passes)
+    result = analyze(source, path, runtime, engine, passes=passes)
     if result.errors or result.legalized is None:
         raise LegalizeError(result.errors, path)
     return result.legalized

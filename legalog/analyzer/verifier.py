@@ -17,8 +17,7 @@ from legalog.analyzer.graph import graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import decide_launches
 from legalog.extractor.lower import Lowering, lower, var_name
 from legalog.ir.model import Program
-from legalog.analyzer.units import solve_units
-from legalog.rules.engine import Derived, RuleProgram
+from legalog.rules.engine import Derived, RuleProgram, evaluate
 from legalog.rules.programs import VERIFIER_RULES
 
 _ASSERTIONS = {
@@ -30,11 +29,14 @@ _ASSERTIONS = {
 }
 
 
-def verify(program: Program, runtime: str = "host_build_graph", *, passes: Collection[str] = ("graph", "spmd")) -> list[Diagnostic]:
+def verify(
+    program: Program, runtime: str = "host_build_graph", engine: str | None = None,
+    *, passes: Collection[str] = ("graph", "spmd"),
+) -> list[Diagnostic]:  # fmt: skip
     """The post-conditions of the passes that ran (`passes`, as `pipeline.analyze` chose them):
     after LegalizeSpmdLaunches alone a Graph is not legalized yet, and that is no finding."""
     lowering = lower(program, runtime)
-    derived = solve_units(lowering, RuleProgram.load(VERIFIER_RULES))
+    derived = evaluate(RuleProgram.load(VERIFIER_RULES), lowering.facts.as_mapping(), engine)
     found: list[Diagnostic] = []
     if "graph" in passes:
         found += _graph_findings(program, lowering, derived)

@@ -2,7 +2,7 @@
 
 The key is a SHA-256 of: the dump's bytes, legalog's version, a fingerprint of legalog's own
 sources and rule files (so an edited rule never serves a stale answer, version bump or not), and
-the options (runtime, and for a passes_dump position its folder and role).  An entry is the JSON
+the options (runtime, the rule engine, and for a passes_dump position its folder and role).  An entry is the JSON
 of one `FileModel`.  Entries live under, in order of preference, ``$LEGALOG_CACHE_DIR``,
 ``$XDG_CACHE_HOME/legalog``, ``~/.cache/legalog``; ``LEGALOG_NO_CACHE=1`` turns the cache off.
 
@@ -22,6 +22,8 @@ import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
+
+from legalog.rules.engine import resolve_engine
 
 __all__ = ["cache_dir", "cached", "enabled", "fingerprint", "key", "load", "store"]
 
@@ -122,7 +124,8 @@ def cached(target: Any, runtime: str, analyse: Callable[[Any, str], T]) -> T:
         data = Path(path).read_bytes()
     except OSError:
         return analyse(target, runtime)  # let the analysis report the unreadable file
-    options = {"runtime": runtime, "path": path,
+    # the engine the analysis runs on ($LEGALOG_ENGINE, as `check --engine` sets it for its workers)
+    options = {"runtime": runtime, "engine": resolve_engine(), "path": path,
                "folder": getattr(target, "folder", None), "role": getattr(target, "role", None)}
     k = key(data, options)
     payload = load(k)
