@@ -7,8 +7,10 @@ What each program must show (corpus/graph/INDEX.md says what it holds):
   position, and the pass's output is legalog's rewrite of that dump (`legalog fix`; for the SPMD
   pass, its SPMD rewrite alone, since the Graph pass has not run yet at that position);
 * the programs INDEX.md expects rejected fail in LegalizeGraphBoundary with legalog's diagnostics;
-* the others compile; then codegen produces code when no Graph is launched, and otherwise fails
-  with exactly this snapshot's refusal to emit a Graph launch ("not in place yet") and nothing else.
+* the others compile; then codegen fails with exactly this snapshot's refusal to emit a Graph
+  launch ("not in place yet") and nothing else, or, for a09 (SPMD launches, no Graph), with
+  exactly its refusal to consume a TaskId an `if` yields; a09 without that dependency goes on
+  through codegen and produces code.
 """
 
 from __future__ import annotations
@@ -33,16 +35,13 @@ GRAPH = CORPUS / "graph"
 PROGRAMS = sorted(p.name.removesuffix(".frontend.py") for p in GRAPH.glob("*.frontend.py"))
 REJECTED = {"a11_reject_dynamic_control", "a12_reject_mixed_offsets", "a13_reject_boundary_misc"}
 
-# Pending issue 11 (its two defects, found by PyPTO in legalog's output): a hoisted view parameter
-# keeps a MemRef offset naming a scalar the Graph no longer defines, which PyPTO's parser rejects
-# (a04, a07, a10); and a09's SPMD guard puts the launch whose TaskId a later launch depends on
-# inside an `if`, which the orchestration codegen cannot honour.  Each case may fail only with
-# exactly that message; any other outcome is judged by the test as for every other program.
-# With issue 11 merged these cases pass like the rest, and the two sets can go.
-PENDING_PARSE = {"a04_weight_window", "a07_two_stage_graphs", "a10_decoder_block"}
-PENDING_CODEGEN = {"a09_orch_spmd_counts"}
-PARSE_DEFECT = re.compile(r"PyPTO's parser rejects legalog's rewrite: .*NameError: name '\w+' is not defined")
-GUARD_DEFECT = re.compile(r"Task dependency deps=\[\w+\] cannot be honored: its TaskId is produced inside a scope")
+# a09's guard yields the guarded launch's TaskId out of an `if`, and the next launch depends on
+# it: this snapshot's orchestration codegen cannot consume a TaskId an `if` yields (README, "What
+# PyPTO's oracle says", with the PyPTO sources).  That refusal, exactly, is asserted for a09; the
+# same program without that `deps=` goes on through codegen (test_a_guarded_launch_...).
+IF_TASKID_REFUSED = {"a09_orch_spmd_counts": "t0"}
+TASKID_REFUSAL = re.compile(r"Task dependency deps=\[(\w+)\] cannot be honored: its TaskId is produced inside a "
+                            r"scope that has already closed at this point")  # fmt: skip
 
 REFUSAL = re.compile(r"Graph function '(\w+)' cannot be compiled yet: "
                      r"type=pl\.FunctionType\.Graph is authorable, but the orchestration codegen that emits a "
@@ -94,12 +93,6 @@ def dump(name: str, position: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def pending(name: str, cases: set[str], defect: re.Pattern[str], failure: object) -> None:
-    """xfail `name` when it is a known issue-11 case and `failure` (None: it did not fail) is that defect."""
-    if name in cases and failure is not None and defect.search(str(failure)):
-        pytest.xfail(f"pending issue 11: {defect.pattern}")
-
-
 def parsed_fix(pypto: SimpleNamespace, text: str, passes: tuple[str, ...]) -> Any:
     return pypto.pl.parse(legalog.print_program(legalog.legalize(text, passes=passes)))
 
@@ -107,7 +100,6 @@ def parsed_fix(pypto: SimpleNamespace, text: str, passes: tuple[str, ...]) -> An
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_compiles_or_is_rejected_with_legalogs_diagnostics(pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str) -> None:
     run = compiled(name)
-    pending(name, PENDING_PARSE, PARSE_DEFECT, run.error)
     if name not in REJECTED:
         assert run.error is None, f"{name} did not compile: {run.error}"
         assert run.result is not None
@@ -138,7 +130,6 @@ def test_spmd_pass_output_is_legalogs_rewrite_of_the_spmd_dump(pypto: SimpleName
 @pytest.mark.parametrize("name", [n for n in PROGRAMS if dump(n, "graph_input") is not None])
 def test_graph_pass_output_is_fix_of_the_graph_dump(pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str) -> None:
     run = compiled(name)
-    pending(name, PENDING_PARSE, PARSE_DEFECT, run.error)
     if name in REJECTED:
         assert lp.GRAPH_PASS not in run.after
         return
@@ -168,21 +159,52 @@ def changed_functions(pypto: SimpleNamespace, before: Any, after: Any) -> set[st
 @pytest.mark.parametrize("name", [n for n in PROGRAMS if n not in REJECTED])
 def test_codegen_produces_code_or_refuses_exactly_the_graph_launch(pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str) -> None:
     run = compiled(name)
-    pending(name, PENDING_PARSE, PARSE_DEFECT, run.error)
     assert run.result is not None, f"{name} did not compile: {run.error}"
     graphs = {f.name for f in run.result.functions.values() if f.func_type == pypto.ir.FunctionType.Graph}
     launchers = graph_launchers(pypto.ir.python_print(run.result, format=False), graphs)
     files, err, refused = codegen(pypto, run.result)
-    pending(name, PENDING_CODEGEN, GUARD_DEFECT, " ".join(refused.values()) if err else None)
+    if name in IF_TASKID_REFUSED:
+        assert not launchers and set(refused) == {"main"}, (err, refused)
+        m = TASKID_REFUSAL.match(refused["main"])
+        assert m is not None and m[1] == IF_TASKID_REFUSED[name], refused["main"]
+        return
     if not launchers:
         assert err is None, f"codegen rejects {name}: {err}"
-        assert any(path.endswith(".cpp") and text.strip() for path, text in files.items()), sorted(files)
+        assert_code(files)
         return
     assert type(err).__name__ == "PartialCodegenError", f"codegen of {name}: {err!r}"
     assert set(refused) == set(launchers)  # every function that launches a Graph, and nothing else
     for fn, message in refused.items():
         m = REFUSAL.match(message)
         assert m is not None and m[1] in launchers[fn], message
+
+
+def test_a_guarded_launch_without_a_graph_goes_on_through_codegen(pypto: SimpleNamespace) -> None:
+    """a09 without the `deps=[t0]` that meets the snapshot's If-yielded TaskId limit: the SPMD pass
+    guards `core_num=n`, verification holds, and codegen writes the orchestration."""
+    text = (GRAPH / "a09_orch_spmd_counts.frontend.py").read_text()
+    assert text.count("deps=[t0], ") == 1
+    program = pypto.pl.parse(text.replace("deps=[t0], ", ""))
+    guarded: list[str] = []
+
+    def after(p: Any, prog: Any) -> None:
+        if p.get_name() == lp.SPMD_PASS:
+            guarded.extend(line.strip() for line in pypto.ir.python_print(prog, format=False).splitlines()
+                           if "task_dummy" in line)  # fmt: skip
+
+    passes = pypto.passes
+    instruments = [passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER),
+                   passes.CallbackInstrument(after_pass=after, name="legalog-guard")]  # fmt: skip
+    with passes.PassContext(instruments, runtime=passes.RuntimeKind.HOST_BUILD_GRAPH):
+        result = lp.default_pipeline().run(program)
+    assert len(guarded) == 1  # the one launch whose core_num `n` may be 0 got its empty path
+    files, err, _ = codegen(pypto, result)
+    assert err is None, f"codegen rejects the guarded program: {err}"
+    assert_code(files)
+
+
+def assert_code(files: dict[str, str]) -> None:
+    assert any(path.endswith(".cpp") and text.strip() for path, text in files.items()), sorted(files)
 
 
 def codegen(pypto: SimpleNamespace, program: Any) -> tuple[dict[str, str], BaseException | None, dict[str, str]]:
