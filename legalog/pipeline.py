@@ -14,17 +14,18 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
+from legalog.analyzer.diagnostics import Diagnostic, declined_diagnostics, in_dump_names, parse_diagnostic
 from legalog.analyzer.explain import Explanation, explain
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
-from legalog.extractor.lower import Lowering, lower
+from legalog.extractor.lower import FULL_BODY_KINDS, Lowering, lower
 from legalog.facts.store import FactStore
 from legalog.ir.errors import ParseError
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
+from legalog.ir.ssa import VersionedFunction, unversion_program, version_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 from legalog.analyzer.units import solve_units
@@ -58,6 +59,10 @@ class Analysis:
     legalized: Program | None = None
     lowering: Lowering | None = field(default=None, repr=False, compare=False)
     derived: Derived | None = field(default=None, repr=False, compare=False)
+    # A frontend dump is analysed in SSA form (`program`); `source` is the program as read and
+    # `versions` the way back to its names, for the functions that were versioned.
+    source: Program | None = field(default=None, repr=False, compare=False)
+    versions: dict[str, VersionedFunction] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -82,10 +87,17 @@ class Analysis:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
         return explain(self, function, var)
 
+    @property
+    def output(self) -> Program | None:
+        """The legalized program as the dump would spell it (its own names, frontend style)."""
+        if self.legalized is None or self.source is None:
+            return self.legalized
+        return unversion_program(self.legalized, self.source, self.versions)
+
     def legalized_text(self) -> str | None:
         if self.status in ("error", "rejected") or self.legalized is None:
             return None
-        return print_program(self.legalized)
+        return print_program(self.output)  # type: ignore[arg-type]
 
 
 def pass_rules() -> RuleProgram:
@@ -109,13 +121,15 @@ def analyze(source: str | Program, path: str | None = None, runtime: str = "host
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
     try:
-        program = parse(source, path) if isinstance(source, str) else source
+        read = parse(source, path) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
+    program, versions = version_program(read, FULL_BODY_KINDS)
     lowering, derived = solve(program, runtime)
     graphs = graph_decisions(program, lowering, derived)
     launches = decide_launches(program, lowering, derived)
     diagnostics = graph_diagnostics(program, lowering, derived) + list(launches.diagnostics)
+    diagnostics = [in_dump_names(d, versions) for d in diagnostics] + declined_diagnostics(versions)
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
         # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only
@@ -124,13 +138,13 @@ def analyze(source: str | Program, path: str | None = None, runtime: str = "host
         if legalized != program:
             diagnostics += verify(legalized, runtime)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
-    return Analysis(path, program, ordered, graphs, launches.launches, legalized, lowering, derived)
+    return Analysis(path, program, ordered, graphs, launches.launches, legalized, lowering, derived, read, versions)
 
 
 def legalize(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Program:
     """The legalized program, or `LegalizeError` carrying every error diagnostic."""
     result = analyze(source, path, runtime)
-    if result.errors or result.legalized is None:
+    if result.errors or result.output is None:
         raise LegalizeError(result.errors, path)
-    return result.legalized
+    return result.output
 

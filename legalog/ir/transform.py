@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass, replace
 from typing import TypeVar
 
-from legalog.ir.model import Assign, Expr, Name, Opaque, Stmt
+from legalog.ir.model import NO_SPAN, Assign, Expr, Name, Opaque, Stmt
 
 Node = TypeVar("Node")
 Substitution = Callable[[str], Expr | None]
@@ -22,6 +22,8 @@ def substitute(node: Node, lookup: Substitution) -> Node:
     `lookup(name)` when that is not None.  Assignment targets are left alone."""
     if isinstance(node, Name):
         new = lookup(node.id)
+        if isinstance(new, Name) and new.span == NO_SPAN:
+            return replace(node, id=new.id)  # type: ignore[return-value]  # a renamed use keeps its place
         return node if new is None else new  # type: ignore[return-value]
     if isinstance(node, Opaque):
         return _substitute_opaque(node, lookup)  # type: ignore[return-value]
