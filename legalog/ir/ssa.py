@@ -32,7 +32,6 @@ from legalog.ir.model import (
     Jump,
     Keyword,
     Name,
-    Param,
     Program,
     Return,
     Span,
@@ -98,7 +97,7 @@ def unversion_function(fn: Function, versioned: VersionedFunction, prefix: str) 
     if clashing:
         attempts.append({k: v for k, v in versioned.printed.items() if k not in clashing})
     for printed in attempts:
-        candidate = _rename_function(replace(fn, body=shaped), lambda n: printed.get(n, n))
+        candidate = _rename_function(replace(fn, body=shaped), _spelling(printed))
         if _same_meaning(candidate, fn, prefix):
             return candidate
     return None
@@ -124,7 +123,7 @@ class _Versioner:
     def run(self) -> VersionedFunction:
         params = []
         for p in self.fn.params:
-            params.append(replace(p, type=self.type(p.type), name=self.bind(p.name, "ssa", p.type)))
+            params.append(replace(p, type=substitute(p.type, self.current_name), name=self.bind(p.name, "ssa", p.type)))
         body = self.block(self.fn.body, frozenset())
         fn = replace(self.fn, params=tuple(params), body=body)
         return VersionedFunction(
@@ -163,9 +162,12 @@ class _Versioner:
     def expr(self, e: Expr, span: Span) -> Expr:
         return substitute(e, self.lookup(span))
 
+    def current_name(self, name: str) -> Expr | None:
+        return Name(self.current[name]) if name in self.current else None
+
     def type(self, t: Type | None) -> Type | None:
         # annotations are symbolic: a name they mention may be bound nowhere here (IR_FORMAT §3.3)
-        return None if t is None else substitute(t, lambda n: Name(self.current[n]) if n in self.current else None)
+        return None if t is None else substitute(t, self.current_name)
 
     # ---- statements
 
@@ -407,6 +409,10 @@ def _strip_yield(body: tuple[Stmt, ...], v: VersionedFunction, prefix: str) -> t
     targets = tuple(last.targets[i] for i in keep)
     return rest + (replace(last, targets=targets, type=last.type if len(keep) == 1 else None,
                            value=replace(last.value, args=args)),)  # fmt: skip
+
+
+def _spelling(printed: dict[str, str]) -> Callable[[str], str]:
+    return lambda name: printed.get(name, name)
 
 
 def _clashing(new_params: list[str], fn: Function, printed: dict[str, str]) -> set[str]:
