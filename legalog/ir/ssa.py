@@ -92,10 +92,11 @@ def unversion_function(fn: Function, versioned: VersionedFunction, prefix: str) 
     shaped = _strip(fn.body, versioned, prefix)
     old_params = {p.name for p in versioned.function.params}
     new_params = [p.name for p in fn.params if p.name not in old_params]
-    attempts = [dict(versioned.printed)]
-    clashing = _clashing(new_params, fn, versioned.printed)
+    spelled = {**versioned.printed, **_derived_spellings(fn, versioned)}
+    attempts = [spelled]
+    clashing = _clashing(new_params, fn, spelled)
     if clashing:
-        attempts.append({k: v for k, v in versioned.printed.items() if k not in clashing})
+        attempts.append({k: v for k, v in spelled.items() if k not in clashing})
     for printed in attempts:
         candidate = _rename_function(replace(fn, body=shaped), _spelling(printed))
         if _same_meaning(candidate, fn, prefix):
@@ -409,6 +410,20 @@ def _strip_yield(body: tuple[Stmt, ...], v: VersionedFunction, prefix: str) -> t
     targets = tuple(last.targets[i] for i in keep)
     return rest + (replace(last, targets=targets, type=last.type if len(keep) == 1 else None,
                            value=replace(last.value, args=args)),)  # fmt: skip
+
+
+def _derived_spellings(fn: Function, v: VersionedFunction) -> dict[str, str]:
+    """New bindings a rewrite named after a versioned one (`t__ssa_v0_guarded_0`) spelled after
+    the dump's name instead (`t_guarded_0`), unless that name is taken."""
+    bound = bound_names(fn.body) | {p.name for p in fn.params}
+    taken = {v.printed.get(n, n) for n in bound}
+    out: dict[str, str] = {}
+    for name in sorted(bound - set(v.printed)):
+        base = max((k for k in v.printed if name.startswith(k + "_")), key=len, default=None)
+        if base is not None and (spelled := v.printed[base] + name[len(base):]) not in taken:
+            out[name] = spelled
+            taken.add(spelled)
+    return out
 
 
 def _spelling(printed: dict[str, str]) -> Callable[[str], str]:

@@ -23,7 +23,7 @@ GRAPH = CORPUS / "graph"
 FRONTENDS = sorted(GRAPH.glob("*.frontend.py"))
 HERE = Path(__file__).parent / "frontend"
 REPRODUCER = SHARED / "fuzz" / "keyerror_graph_py_111.py"
-_SSA_SUFFIX = re.compile(r"__(?:ssa|tmp|idx|iter|rv|phi)_v\d+(?:_\d+)?$")
+_SSA_SUFFIX = re.compile(r"__(?:ssa|idx|iter|rv|phi)_v\d+")
 
 
 def _pairs() -> list[tuple[Path, Path]]:
