@@ -124,6 +124,32 @@ def test_a_rebound_hoisted_scalar_gets_its_own_parameter() -> None:
     assert "off__graph_arg1: pl.Scalar[pl.INDEX] = i * 64 + 512" in text
 
 
+def test_an_alias_whose_root_is_rebound_reads_the_version_it_named() -> None:
+    """`n = batch` then `batch = batch + 1`: readers of `n` get the parameter `batch`, the
+    rebound `batch` its own parameter; `a = a` (a parameter rebound to itself) stays."""
+    path = HERE / "alias_root_rebound.py"
+    text = analyze(path.read_text(), str(path)).legalized_text()
+    assert text is not None
+    g = parse(text).function("g")
+    assert [p.name for p in g.params] == ["a", "c", "batch", "v", "batch__ssa_v1"]  # type: ignore[union-attr]
+    assert "c: pl.Tensor[[128, 128], pl.FP32] = self.k(a, c, batch)\n" in text
+    assert "c: pl.Tensor[[128, 128], pl.FP32] = self.k(a, c, batch__ssa_v1)\n" in text
+    assert "v__graph_arg1: pl.Tensor[[128, 128], pl.FP32] = pl.tensor.slice(a, [128, 128], [j, 0])" in text
+
+
+def test_a_rewrite_the_dumps_names_cannot_spell_prints_that_function_in_ssa_form() -> None:
+    """A hoisted view carried through a loop: its two versions are both live in the loop, so no
+    frontend spelling means the rewrite; the function prints as ConvertToSSA's form instead (the
+    others keep their own text), and the result is final."""
+    path = HERE / "ssa_fallback" / "carried_hoisted_view.py"
+    text = analyze(path.read_text(), str(path)).legalized_text()
+    assert text is not None
+    g, main = parse(text).function("g"), parse(text).function("main")
+    assert [p.name for p in g.params] == ["a__ssa_v0", "c__ssa_v0", "batch__ssa_v0", "v__ssa_v0", "v__ssa_v3"]  # type: ignore[union-attr]
+    assert [p.name for p in main.params] == ["a", "c", "m"]  # type: ignore[union-attr]
+    assert analyze(text).status == "legal"
+
+
 def test_parameter_rebound_by_a_call_then_viewed(tmp_path: Path) -> None:
     """../shared/fuzz/keyerror_graph_py_111.py: a KeyError in analyzer/graph.py before versioning."""
     a = analyze(REPRODUCER.read_text(), str(REPRODUCER))
@@ -155,7 +181,7 @@ def test_a_read_with_no_binding_on_every_path_is_declined_on_its_line() -> None:
 
 
 def test_fixed_frontend_dumps_parse_in_pypto() -> None:
-    paths = [*FRONTENDS, *sorted(HERE.glob("*.py")), REPRODUCER]
+    paths = [*FRONTENDS, *sorted(HERE.rglob("*.py")), REPRODUCER]
     texts = {str(p): fixed[1] for p in paths if (fixed := _fixed(p)) is not None}
     assert len(texts) >= 10
     answer = pypto_oracle.ask({key: ("parse", text) for key, text in texts.items()})
