@@ -62,13 +62,12 @@ def in_dump_names(d: Diagnostic, versions: dict[str, VersionedFunction]) -> Diag
 
 
 def declined_diagnostics(versions: dict[str, VersionedFunction]) -> list[Diagnostic]:
-    """One FE401 per frontend construct versioning could not give a sound meaning."""
+    """One FE401 per frontend construct versioning cannot give a sound meaning."""
     out = []
     for name, v in sorted(versions.items()):
         for item in v.declined:
             out.append(diagnostic(
-                "FE401", f"`{item.name}` is {item.reason}: PyPTO's ConvertToSSA leaves it `{item.name}__FREE_VAR`, "
-                "so legalog cannot tell which value this reads", item.span.line, item.span.col,
-                function=name, subject=item.name,
+                "FE401", f"`{item.name}` {item.reason}: this frontend binding has no single value to analyse",
+                item.span.line, item.span.col, function=name, subject=item.name,
             ))  # fmt: skip
     return out

@@ -154,7 +154,7 @@ class _Versioner:
         def find(name: str) -> Expr | None:
             internal = self.current.get(name)
             if internal is None and name in self.bound:
-                self.declined.append(Declined(span, name, "read where no binding reaches it on every path"))
+                self.declined.append(Declined(span, name, f"is read where no binding reaches it on every path (ConvertToSSA leaves it `{name}__FREE_VAR`)"))
                 return Name(f"{name}__FREE_VAR")  # what PyPTO prints for it
             return None if internal is None else Name(internal)
 
@@ -225,7 +225,7 @@ class _Versioner:
         )  # fmt: skip
         own = then_yield.targets if then_yield is not None else ()
         if merged and own:
-            self.declined.append(Declined(stmt.span, merged[0], "rebound inside an `if` that yields its own values"))
+            self.declined.append(Declined(stmt.span, merged[0], "is rebound inside an `if` that yields values of its own (ConvertToSSA would overwrite those yields)"))
             merged = []
         phis = []
         for n in merged:
@@ -269,7 +269,7 @@ class _Versioner:
         for n in names:
             init: Expr = Name(self.current[n]) if n in self.current else Name(f"{n}__FREE_VAR")
             if n not in self.current:
-                self.declined.append(Declined(span, n, "first bound inside a loop and read after it, so it has no value before the loop"))
+                self.declined.append(Declined(span, n, f"is first bound inside this loop and read after it, so the loop carries it out with no value before the first iteration (ConvertToSSA starts it at `{n}__FREE_VAR`)"))
             t = self.types.get(self.current.get(n, ""))
             iter_arg, result = self.fresh(n, "iter"), self.fresh(n, "rv")
             self.types[iter_arg] = self.types[result] = t
@@ -290,7 +290,7 @@ class _Versioner:
             if self.types.get(_iter) is None and last is not None:  # an escaping name: its final type
                 self.types[_iter] = self.types[_result] = self.types.get(last)
             if last is None:
-                self.declined.append(Declined(span, n, "bound on only some paths through the loop body"))
+                self.declined.append(Declined(span, n, "is carried by this loop but bound on only some paths through its body"))
             carried_values.append(Name(last) if last is not None else Name(f"{n}__FREE_VAR"))
         return new_body, values + tuple(carried_values)
 

@@ -117,3 +117,19 @@ def test_reads_without_a_binding_on_every_path_are_declined(probe: str, declined
     program = _read(HERE / probe)
     v = version_function(program.function("main"), program.prefix)  # type: ignore[arg-type]
     assert {(d.name, d.span.line) for d in v.declined} == declined
+
+
+def test_an_if_with_its_own_yields_that_also_rebinds_is_declined() -> None:
+    text = (HERE / "own_iter_args_one_branch.py").read_text().split("    @pl.function")[0] + '''    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        m: pl.Scalar[pl.INDEX] = n
+        if n > 0:
+            m: pl.Scalar[pl.INDEX] = n + 1
+            r: pl.Scalar[pl.INDEX] = pl.yield_(m)
+        else:
+            r: pl.Scalar[pl.INDEX] = pl.yield_(n)
+        return r + m
+'''
+    program = parse(text)
+    v = version_function(program.function("main"), program.prefix)  # type: ignore[arg-type]
+    assert [(d.name, d.span.line) for d in v.declined] == [("m", 9)]
