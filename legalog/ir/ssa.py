@@ -41,7 +41,7 @@ from legalog.ir.model import (
     While,
     With,
 )
-from legalog.ir.transform import bound_names, substitute, walk_stmts
+from legalog.ir.transform import bound_names, expr_names, substitute, walk_stmts
 
 # Scopes ConvertToSSA keeps fully transparent (RuntimeScopeStmt); every other `with` is an
 # outlined region whose nested loops never carry a name out for a use after the region.
@@ -528,26 +528,16 @@ def _scope_kind(context: Expr, prefix: str) -> str:
     return ""
 
 
-def _expr_reads(e: Expr | Type) -> set[str]:
-    found: set[str] = set()
-
-    def note(name: str) -> None:
-        found.add(name)
-
-    substitute(e, lambda n: note(n))  # type: ignore[func-returns-value]
-    return found
-
-
 def _reads(body: Iterable[Stmt]) -> frozenset[str]:
     """Every name a statement list reads (values, conditions, loop headers), nested bodies too."""
     found: set[str] = set()
     for stmt in walk_stmts(tuple(body)):
         match stmt:
             case Assign(value=e) | ExprStmt(value=e) | If(cond=e) | While(cond=e) | With(context=e) | For(iterable=e):
-                found |= _expr_reads(e)
+                found |= expr_names(e)
             case Return(values=values):
                 for v in values:
-                    found |= _expr_reads(v)
+                    found |= expr_names(v)
     return frozenset(found)
 
 
@@ -573,15 +563,15 @@ def _live_before(stmt: Stmt, live: set[str]) -> set[str]:
     before binding it there; only straight-line bindings (scopes included) kill."""
     match stmt:
         case Assign(targets=targets, value=value):
-            return (live - set(targets)) | _expr_reads(value)
+            return (live - set(targets)) | expr_names(value)
         case With(context=context, as_name=as_name, body=body):
-            return (_live_in(body, set(live)) - {as_name}) | _expr_reads(context)
+            return (_live_in(body, set(live)) - {as_name}) | expr_names(context)
         case For(index=index, iter_args=iter_args, iterable=iterable, body=body):
-            return live | _expr_reads(iterable) | (_live_in(body, set()) - {index, *iter_args})
+            return live | expr_names(iterable) | (_live_in(body, set()) - {index, *iter_args})
         case While(cond=cond, body=body):
-            return live | _expr_reads(cond) | _live_in(body, set())
+            return live | expr_names(cond) | _live_in(body, set())
         case If(cond=cond, body=body, orelse=orelse):
-            return live | _expr_reads(cond) | _live_in(body, set()) | _live_in(orelse, set())
+            return live | expr_names(cond) | _live_in(body, set()) | _live_in(orelse, set())
     return live | _reads((stmt,))
 
 
