@@ -46,6 +46,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.transform import expr_names
 
 FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
 LOOP_KINDS = frozenset({"range", "parallel", "unroll", "pipeline"})
@@ -109,34 +110,6 @@ def type_names(t: Type) -> set[str]:
         case OtherType(expr=expr):
             return expr_names(expr)
     return set()
-
-
-def expr_names(e: Expr) -> set[str]:
-    """Every variable name used anywhere inside an expression."""
-    found: set[str] = set()
-    stack: list[Expr] = [e]
-    while stack:
-        node = stack.pop()
-        match node:
-            case Name(id=name):
-                found.add(name)
-            case Opaque(names=names):
-                found.update(names)
-            case BinOp(left=left, right=right) | Compare(left=left, right=right):
-                stack += (left, right)
-            case UnaryOp(operand=operand):
-                stack.append(operand)
-            case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
-                stack += values
-            case Call(args=args, kwargs=kwargs):
-                stack += args
-                stack += [k.value for k in kwargs]
-            case DictExpr(keys=keys, values=values):
-                stack += keys
-                stack += values
-            case Subscript(value=value, index=index):
-                stack += (value, index)
-    return found
 
 
 def constant_int(e: Expr) -> int | None:
