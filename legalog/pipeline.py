@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
 from legalog.analyzer.explain import Explanation, explain
+from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
@@ -65,6 +66,10 @@ class Analysis:
     lowering: Lowering | None = field(default=None, repr=False, compare=False)
     derived: Derived | None = field(default=None, repr=False, compare=False)
     engine: str | None = field(default=None, repr=False, compare=False)  # passed on to `full_derived`
+    # What the rewrite changes at Graph boundaries (GB201-GB204, info, fixable): only for a
+    # program `fix` will write; and the values kept in place, with why that is safe.
+    findings: tuple[Diagnostic, ...] = ()
+    kept: tuple[KeptValue, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -147,8 +152,12 @@ def analyze(
         if legalized != program:
             diagnostics += verify(legalized, runtime, engine, passes=chosen)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
+    legal = not any(d.severity == "error" for d in ordered)
+    findings = graph_findings(program, lowering, derived, graphs) if legal else ()
+    kept = kept_values(program, lowering, derived, graphs)
     decided = launches.launches if launches is not None else ()
-    return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived, engine)
+    return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived,
+                    engine=engine, findings=findings, kept=kept)
 
 
 def legalize(
