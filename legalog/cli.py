@@ -366,9 +366,12 @@ def _fix(args: argparse.Namespace) -> int:
         print(render_text([file_model(analysis)], show_summary=False), file=sys.stderr)
         print(f"legalog: {args.file} is rejected; nothing written", file=sys.stderr)
         return EXIT_REJECTED
-    original = Path(args.file).read_text(encoding="utf-8")
     if args.diff:
-        sys.stdout.writelines(difflib.unified_diff(original.splitlines(True), text.splitlines(True),
+        from legalog.ir.parser import source_lines
+
+        # Bytes as read (a CRLF dump stays CRLF), lines as Python counts them (a form feed is no break).
+        original = Path(args.file).read_bytes().decode("utf-8")
+        sys.stdout.writelines(difflib.unified_diff(source_lines(original), source_lines(text),
                                                    fromfile=args.file, tofile=f"{args.file} (legalized)"))  # fmt: skip
         return EXIT_OK
     target = Path(args.file if args.in_place else args.output)

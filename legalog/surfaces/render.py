@@ -26,6 +26,7 @@ from legalog.surfaces.report import (
     LaunchModel,
     ReportModel,
 )
+from legalog.ir.parser import source_lines as read_lines
 from legalog.ir.printer import print_expr
 from legalog.surfaces.edits import fix_functions, function_edits
 from legalog.surfaces.rule_docs import rule_markdown, rule_text
@@ -166,7 +167,8 @@ def source_lines(path: str) -> dict[int, str]:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return {}
-    return dict(enumerate(text.splitlines(), start=1))
+    # numbered as the parser numbers them (`str.splitlines` also breaks at a form feed)
+    return {n: line.rstrip("\r\n") for n, line in enumerate(read_lines(text), start=1)}
 
 
 def quoted_lines(files: Iterable[FileModel]) -> dict[str, dict[int, str]]:
