@@ -129,7 +129,7 @@ def dask_figures(folder: Path, files: int, base: list[str]) -> dict:
 
     t0 = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster:  # fmt: skip
+                      dashboard_address="127.0.0.1:0") as cluster:  # fmt: skip
         startup = time.perf_counter() - t0
         row = legalog([*base, "--executor", "dask", "--scheduler", cluster.scheduler_address])
         with DaskExecutor(cluster.scheduler_address) as executor:
