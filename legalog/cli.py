@@ -1,4 +1,4 @@
-"""The `legalog` command line (CONTRACT.md): check, fix, why, query, facts, schema.
+"""The `legalog` command line (CONTRACT.md): check, fix, why, query, facts, rule, schema.
 
 Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
 or unreadable input.  No traceback ever reaches a user: bad input is a PARSE diagnostic with
@@ -12,7 +12,6 @@ import difflib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"legalog: {err}", file=sys.stderr)
         return EXIT_USAGE
     try:
+        _configure(args)
         return int(args.handler(args))
     except KeyboardInterrupt:
         print("legalog: interrupted", file=sys.stderr)
@@ -72,8 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     _runtime(check)
     _engine(check)
     check.add_argument("--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)")
-    check.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
-                       help="which findings make the exit status 1 (default: error)")
+    check.add_argument("--fail-on", choices=("error", "warning", "never"), default=None,
+                       help="which findings make the exit status 1 (default: error, or the config's fail-on)")
+    check.add_argument("--verbose", action="store_true", help="also list the values kept in place, and why that is safe")
     check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     check.add_argument("--no-cache", action="store_true",
                        help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
@@ -82,20 +83,24 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=_check)
 
     fix = sub.add_parser("fix", help="write the legalized program")
-    fix.add_argument("file", metavar="FILE")
+    fix.add_argument("paths", nargs="+", metavar="PATH",
+                     help="a dump; with --in-place or --diff also several, and folders (a passes_dump folder: its pass positions)")
     out = fix.add_mutually_exclusive_group(required=True)
-    out.add_argument("-o", "--output", metavar="OUT", help="where to write the legalized dump")
-    out.add_argument("--in-place", action="store_true", help="rewrite FILE itself (atomically)")
+    out.add_argument("-o", "--output", metavar="OUT", help="where to write the legalized dump (one FILE only)")
+    out.add_argument("--in-place", action="store_true", help="rewrite each dump itself (atomically)")
     out.add_argument("--diff", action="store_true", help="print a unified diff and write nothing")
     _runtime(fix)
     _engine(fix)
+    fix.add_argument("--jobs", type=_positive, default=None, help="worker processes for many dumps (default: the machine's cores)")
+    fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     fix.set_defaults(handler=_fix)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
     why.add_argument("file", metavar="FILE")
     why.add_argument("--function", "-f", required=True, metavar="F", help="the function the value lives in")
     why.add_argument("--var", "-v", required=True, metavar="V", help="the value's name, with or without its SSA suffix")
-    why.add_argument("--format", choices=("text", "json"), default="text")
+    why.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text",
+                     help="dot: the derivation as a Graphviz graph; svg: rendered by Graphviz's `dot`")
     _runtime(why)
     _engine(why)
     why.set_defaults(handler=_why)
@@ -115,13 +120,38 @@ def _parser() -> argparse.ArgumentParser:
     _runtime(facts)
     facts.set_defaults(handler=_facts)
 
+    rule = sub.add_parser("rule", help="document a diagnostic code: meaning, the runtime's reason, before/after, what to do")
+    rule.add_argument("code", nargs="?", metavar="CODE")
+    rule.add_argument("--all", action="store_true", help="every code")
+    rule.set_defaults(handler=_rule)
+
     schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
     schema.set_defaults(handler=_schema)
     return parser
 
 
 def _runtime(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--runtime", choices=RUNTIMES, default="host_build_graph", help="the runtime compiled for")
+    p.add_argument("--runtime", choices=RUNTIMES, default=None,
+                   help="the runtime compiled for (default: host_build_graph, or the config's runtime)")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="read [tool.legalog] from FILE (default: the nearest pyproject.toml above the first path)")
+
+
+def _configure(args: argparse.Namespace) -> None:
+    """Fill what the command line left open from the configuration file (CLI overrides file)."""
+    if not hasattr(args, "config"):
+        return
+    from legalog.surfaces.config import ConfigError, resolve
+
+    paths = getattr(args, "paths", None) or [getattr(args, "file", ".")]
+    try:
+        args.project = resolve(paths, args.config)
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+    settings = args.project.settings
+    args.runtime = args.runtime or settings.runtime or "host_build_graph"
+    if hasattr(args, "fail_on"):
+        args.fail_on = args.fail_on or settings.fail_on or "error"
 
 
 def _engine(p: argparse.ArgumentParser) -> None:
@@ -148,7 +178,7 @@ def _version() -> str:
 
 def _check(args: argparse.Namespace) -> int:
     from legalog.surfaces import batch
-    from legalog.surfaces.dumps import plan
+    from legalog.surfaces.config import without_ignored
     from legalog.surfaces.render import render_sarif, render_text, report
 
     missing = [p for p in args.paths if not Path(p).exists()]
@@ -156,9 +186,7 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
     if args.no_cache:
         os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
-    targets = plan(args.paths, args.all_dumps)
-    if not targets:
-        raise UsageError("no *.py dumps found under the given paths")
+    targets = _planned(args)
     # which dump stands for each pass's position: with the findings in text, on stderr otherwise
     where = sys.stdout if args.format == "text" else sys.stderr
     for target in targets:
@@ -167,24 +195,35 @@ def _check(args: argparse.Namespace) -> int:
     jobs = args.jobs or batch.default_jobs()
     show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(targets) > 1
     results = _run_with_progress(targets, args.runtime, jobs) if show_bar else batch.run(targets, args.runtime, jobs)
+    results = without_ignored(results, args.project)
     if args.format == "json":
         print(report(results).model_dump_json(indent=2))
     elif args.format == "sarif":
         print(json.dumps(render_sarif(results), indent=2))
     else:
-        print(render_text(results))
+        print(render_text(results, verbose=args.verbose))
     return _exit_status(results, args.fail_on)
 
 
-def _run_with_progress(targets, runtime: str, jobs: int):  # type: ignore[no-untyped-def]
+def _planned(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The dumps to analyse, less the config's `exclude`."""
+    from legalog.surfaces.dumps import plan
+
+    targets = [t for t in plan(args.paths, getattr(args, "all_dumps", False)) if not args.project.excluded(t.path)]
+    if not targets:
+        raise UsageError("no *.py dumps found under the given paths")
+    return targets
+
+
+def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking"):  # type: ignore[no-untyped-def]
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from legalog.surfaces import batch
 
-    columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    columns = (TextColumn(verb), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task("check", total=len(targets))
+        task = bar.add_task(verb, total=len(targets))
         return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task))
 
 
@@ -219,8 +258,12 @@ def _load(path: str, runtime: str):  # type: ignore[no-untyped-def]
 
 
 def _fix(args: argparse.Namespace) -> int:
+    from legalog.surfaces.fixes import write_atomic
     from legalog.surfaces.render import file_model, render_text
 
+    if len(args.paths) > 1 or Path(args.paths[0]).is_dir():
+        return _fix_many(args)
+    args.file = args.paths[0]
     analysis = _load(args.file, args.runtime)
     text = analysis.legalized_text()
     if text is None:
@@ -238,18 +281,56 @@ def _fix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_atomic(target: Path, text: str) -> None:
-    """Write through a temporary file in the same folder and rename it over the target, so an
-    interrupted run never leaves a half-written dump."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _fix_many(args: argparse.Namespace) -> int:
+    """Many dumps: `check`'s batch, then each fixable dump written in place (or diffed)."""
+    from legalog.surfaces import batch, fixes
+    from legalog.surfaces.render import render_text
+
+    if args.output:
+        raise UsageError("-o names one output: give one FILE, or use --in-place / --diff for many")
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    targets = _planned(args)
+    for target in targets:
+        if target.folder is not None:
+            print(f"passes_dump {target.describe()}", file=sys.stderr)
+    digests = fixes.digests(targets)
+    jobs = args.jobs or batch.default_jobs()
+    show_bar = not args.no_progress and sys.stderr.isatty() and len(targets) > 1
+    verb = "diffing" if args.diff else "fixing"
+    models = _run_with_progress(targets, args.runtime, jobs, verb) if show_bar else batch.run(targets, args.runtime, jobs)
+    rejected = [m for m in models if m.status in ("rejected", "error")]
+    if rejected:
+        print(render_text(rejected, show_summary=False), file=sys.stderr)
+    if args.diff:
+        return _diff_many(targets, models)
+    results = fixes.apply(targets, models, digests)
+    for r in results:
+        if r.outcome != "legal":
+            print(f"legalog: {r.outcome}: {r.path}" + (f" ({r.reason})" if r.reason else ""), file=sys.stderr)
+    print(fixes.summary(results), file=sys.stderr)
+    if any(r.outcome == "error" for r in results):
+        return EXIT_USAGE
+    return EXIT_REJECTED if any(r.outcome == "rejected" for r in results) else EXIT_OK
+
+
+def _diff_many(targets, models) -> int:  # type: ignore[no-untyped-def]
+    from legalog.surfaces.fixes import fixed_text
+
+    status = EXIT_OK
+    for target, model in zip(targets, models):
+        if model.status == "error":
+            status = EXIT_USAGE
+            continue
+        original = Path(target.path).read_text(encoding="utf-8")
+        text = fixed_text(model, original)
+        if text is None:
+            status = max(status, EXIT_REJECTED if model.status != "legal" else EXIT_OK)
+            continue
+        sys.stdout.writelines(difflib.unified_diff(original.splitlines(True), text.splitlines(True),
+                                                   fromfile=target.path, tofile=f"{target.path} (legalized)"))  # fmt: skip
+    return status
 
 
 # ------------------------------------------------------------------------------ why, query
@@ -266,6 +347,14 @@ def _why(args: argparse.Namespace) -> int:
         raise UsageError(f"{err}{hint}") from None
     if args.format == "json":
         print(json.dumps(explanation.to_json(), indent=2))
+    elif args.format in ("dot", "svg"):
+        from legalog.surfaces.dot import GraphvizError, render_dot, render_svg
+
+        text = render_dot(explanation)
+        try:
+            sys.stdout.write(render_svg(text) if args.format == "svg" else text)
+        except GraphvizError as err:
+            raise UsageError(str(err)) from None
     else:
         print(explanation.render_text())
     return EXIT_OK
@@ -320,6 +409,24 @@ def _facts(args: argparse.Namespace) -> int:
     facts = extract(program, args.runtime)
     written = write_facts(facts.as_mapping(), INPUT_RELATIONS, Path(args.output))
     print(f"legalog: {facts.count()} facts in {len(written)} relations written to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _rule(args: argparse.Namespace) -> int:
+    from legalog.analyzer.codes import CODES
+    from legalog.surfaces.rule_docs import all_rules, rule_text
+
+    if args.all == (args.code is not None):
+        raise UsageError("give either a CODE or --all")
+    if args.all:
+        print(all_rules())
+        return EXIT_OK
+    code = args.code.upper()
+    if code not in CODES:
+        close = difflib.get_close_matches(code, list(CODES), n=3)
+        raise UsageError(f"unknown code {args.code}" + (f"; did you mean {', '.join(close)}?" if close else "")
+                         + " (`legalog rule --all` lists every code)")  # fmt: skip
+    print(rule_text(code))
     return EXIT_OK
 
 

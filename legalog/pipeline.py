@@ -16,6 +16,7 @@ from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
 from legalog.analyzer.explain import Explanation, explain
+from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
@@ -58,6 +59,10 @@ class Analysis:
     lowering: Lowering | None = field(default=None, repr=False, compare=False)
     derived: Derived | None = field(default=None, repr=False, compare=False)
     engine: str | None = field(default=None, repr=False, compare=False)  # passed on to `full_derived`
+    # What the rewrite changes at Graph boundaries (GB201-GB204, info, fixable): only for a
+    # program `fix` will write; and the values kept in place, with why that is safe.
+    findings: tuple[Diagnostic, ...] = ()
+    kept: tuple[KeptValue, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -127,7 +132,11 @@ def analyze(source: str | Program, path: str | None = None, runtime: str = "host
         if legalized != program:
             diagnostics += verify(legalized, runtime, engine)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
-    return Analysis(path, program, ordered, graphs, launches.launches, legalized, lowering, derived, engine)
+    legal = not any(d.severity == "error" for d in ordered)
+    findings = graph_findings(program, lowering, derived, graphs) if legal else ()
+    kept = kept_values(program, lowering, derived, graphs)
+    return Analysis(path, program, ordered, graphs, launches.launches, legalized, lowering, derived,
+                    engine=engine, findings=findings, kept=kept)
 
 
 def legalize(source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
