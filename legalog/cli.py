@@ -1,4 +1,4 @@
-"""The `legalog` command line (CONTRACT.md): check, fix, why, query, facts, rule, schema.
+"""The `legalog` command line (CONTRACT.md): check, merge, fix, why, query, facts, rule, schema.
 
 Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
 or unreadable input.  No traceback ever reaches a user: bad input is a PARSE diagnostic with
@@ -80,7 +80,15 @@ def _parser() -> argparse.ArgumentParser:
                        help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
     check.add_argument("--all-dumps", action="store_true",
                        help="in a passes_dump folder, check every dump instead of each pass's position")
+    _scale_options(check)
     check.set_defaults(handler=_check)
+
+    merge = sub.add_parser("merge", help="combine the JSON reports of `check --shard K/N` into the whole batch's report")
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's `--format json` report")
+    merge.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    merge.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
+                       help="which findings make the exit status 1 (default: error)")
+    merge.set_defaults(handler=_merge)
 
     fix = sub.add_parser("fix", help="write the legalized program")
     fix.add_argument("paths", nargs="+", metavar="PATH",
@@ -128,6 +136,28 @@ def _parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
     schema.set_defaults(handler=_schema)
     return parser
+
+
+def _scale_options(check: argparse.ArgumentParser) -> None:
+    check.add_argument("--shard", type=_shard, metavar="K/N",
+                       help="check only the K-th of N parts of the inputs (by a stable hash of each path); "
+                            "`legalog merge` joins the parts' JSON reports")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help="the result cache, shareable by many processes and machines (default: "
+                            "$LEGALOG_CACHE_DIR, else ~/.cache/legalog)")
+    check.add_argument("--executor", choices=("local", "dask"), default="local",
+                       help="where files are analysed: local processes (--jobs) or a Dask cluster (--scheduler)")
+    check.add_argument("--scheduler", metavar="ADDRESS",
+                       help="the Dask scheduler for --executor dask (default: $LEGALOG_DASK_SCHEDULER)")
+
+
+def _shard(text: str):  # type: ignore[no-untyped-def]
+    from legalog.surfaces.shard import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _runtime(p: argparse.ArgumentParser) -> None:
@@ -179,29 +209,25 @@ def _version() -> str:
 def _check(args: argparse.Namespace) -> int:
     from legalog.surfaces import batch
     from legalog.surfaces.config import without_ignored
-    from legalog.surfaces.render import render_sarif, render_text, report
 
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    if args.no_cache and args.cache_dir:
+        raise UsageError("--no-cache and --cache-dir exclude each other")
     if args.no_cache:
         os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
     targets = _planned(args)
-    # which dump stands for each pass's position: with the findings in text, on stderr otherwise
-    where = sys.stdout if args.format == "text" else sys.stderr
-    for target in targets:
-        if target.folder is not None:
-            print(f"passes_dump {target.describe()}", file=where)
+    indexed = list(enumerate(targets)) if args.shard is None else _shard_targets(targets, args)
+    mine = [t for _, t in indexed]
+    _say_positions(mine, args.format)
     jobs = args.jobs or batch.default_jobs()
-    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(targets) > 1
-    results = _run_with_progress(targets, args.runtime, jobs) if show_bar else batch.run(targets, args.runtime, jobs)
+    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(mine) > 1
+    with _executor(args) as executor:
+        run = _run_with_progress if show_bar else batch.run
+        results = run(mine, args.runtime, jobs, cache_dir=args.cache_dir, executor=executor)
     results = without_ignored(results, args.project)
-    if args.format == "json":
-        print(report(results).model_dump_json(indent=2))
-    elif args.format == "sarif":
-        print(json.dumps(render_sarif(results), indent=2))
-    else:
-        print(render_text(results, verbose=args.verbose))
+    _print_report(results, args.format, _shard_run(results, indexed, targets, args), verbose=args.verbose)
     return _exit_status(results, args.fail_on)
 
 
@@ -215,7 +241,65 @@ def _planned(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return targets
 
 
-def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking"):  # type: ignore[no-untyped-def]
+def _shard_targets(targets, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from legalog.surfaces.shard import select
+
+    return select(targets, args.paths, args.shard)
+
+
+def _shard_run(results, indexed, targets, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """A shard's `run` block (what `merge` needs); None for an unsharded check."""
+    if args.shard is None:
+        return None
+    from legalog.surfaces.merge import run_block
+    from legalog.surfaces.shard import batch_digest
+
+    # every option that changes a result; merge refuses shards that disagree on one
+    options = {"runtime": args.runtime, "all_dumps": args.all_dumps, "engine": resolve_engine()}
+    return run_block(results, indexed, args.shard, batch_entries=len(targets),
+                     batch_digest=batch_digest(targets, args.paths), options=options)  # fmt: skip
+
+
+def _executor(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """A context holding the batch's executor (None: local processes)."""
+    import contextlib
+
+    if args.executor == "local":
+        if args.scheduler:
+            raise UsageError("--scheduler needs --executor dask")
+        return contextlib.nullcontext(None)
+    from legalog.surfaces.executors import DaskExecutor, ExecutorError
+
+    address = args.scheduler or os.environ.get("LEGALOG_DASK_SCHEDULER")
+    if not address:
+        raise UsageError("--executor dask needs --scheduler ADDRESS or $LEGALOG_DASK_SCHEDULER")
+    try:
+        return DaskExecutor(address)
+    except ExecutorError as err:
+        raise UsageError(str(err)) from None
+
+
+def _say_positions(targets, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    # which dump stands for each pass's position: with the findings in text, on stderr otherwise
+    where = sys.stdout if fmt == "text" else sys.stderr
+    for target in targets:
+        if target.folder is not None:
+            print(f"passes_dump {target.describe()}", file=where)
+
+
+def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = False) -> None:  # type: ignore[no-untyped-def]
+    from legalog.surfaces.render import render_sarif, render_text
+    from legalog.surfaces.report import ReportModel
+
+    if fmt == "json":
+        print(ReportModel(files=results, run=run).model_dump_json(indent=2))
+    elif fmt == "sarif":
+        print(json.dumps(render_sarif(results), indent=2))
+    else:
+        print(render_text(results, verbose=verbose, lines_of=lines_of))
+
+
+def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking", **options):  # type: ignore[no-untyped-def]
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -224,7 +308,19 @@ def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking")
     columns = (TextColumn(verb), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task(verb, total=len(targets))
-        return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task))
+        return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task), **options)
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from legalog.surfaces.merge import MergeError, load_report, merge
+
+    try:
+        merged = merge([(name, load_report(name)) for name in args.reports])
+    except MergeError as err:
+        raise UsageError(str(err)) from None
+    _say_positions(merged.targets, args.format)
+    _print_report(merged.files, args.format, lines_of=merged.lines_of)
+    return _exit_status(merged.files, args.fail_on)
 
 
 def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
@@ -270,9 +366,12 @@ def _fix(args: argparse.Namespace) -> int:
         print(render_text([file_model(analysis)], show_summary=False), file=sys.stderr)
         print(f"legalog: {args.file} is rejected; nothing written", file=sys.stderr)
         return EXIT_REJECTED
-    original = Path(args.file).read_text(encoding="utf-8")
     if args.diff:
-        sys.stdout.writelines(difflib.unified_diff(original.splitlines(True), text.splitlines(True),
+        from legalog.ir.parser import source_lines
+
+        # Bytes as read (a CRLF dump stays CRLF), lines as Python counts them (a form feed is no break).
+        original = Path(args.file).read_bytes().decode("utf-8")
+        sys.stdout.writelines(difflib.unified_diff(source_lines(original), source_lines(text),
                                                    fromfile=args.file, tofile=f"{args.file} (legalized)"))  # fmt: skip
         return EXIT_OK
     target = Path(args.file if args.in_place else args.output)

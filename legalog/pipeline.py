@@ -10,9 +10,10 @@ state leaks from one program to the next.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Literal, get_args
 
 from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
 from legalog.analyzer.explain import Explanation, explain
@@ -32,6 +33,12 @@ from legalog.rules.engine import Derived, RuleProgram, evaluate, resolve_engine
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+
+# Which of the two passes to run: both (`check`, `fix`), or one, as PyPTO's pipeline runs each at
+# its own position (legalog.pypto).  "graph" = LegalizeGraphBoundary with its host-control checks
+# and GraphBoundaryLegalized verifier; "spmd" = LegalizeSpmdLaunches.
+PassName = Literal["graph", "spmd"]
+PASSES: frozenset[PassName] = frozenset(get_args(PassName))
 
 Status = Literal["legal", "rewritten", "rejected", "error"]
 
@@ -108,41 +115,57 @@ def solve(program: Program, runtime: str = "host_build_graph", engine: str | Non
     return lowering, evaluate(pass_rules(), lowering.facts.as_mapping(), engine)
 
 
-def analyze(source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-            engine: str | None = None) -> Analysis:
-    """Analyse one dump (text, or an already parsed Program).  Never raises for bad input: an
-    unreadable dump is an Analysis with status `error` and a PARSE diagnostic.  `engine` is
-    `legalog.rules.engine`'s choice (clingo unless $LEGALOG_ENGINE or the caller says otherwise)."""
+def _chosen(passes: Collection[str]) -> frozenset[PassName]:
+    chosen = frozenset(passes)
+    if not chosen or not chosen <= PASSES:
+        raise ValueError(f"passes must be a non-empty subset of {sorted(PASSES)}; got {sorted(chosen)}")
+    return frozenset(p for p in PASSES if p in chosen)
+
+
+def analyze(
+    source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
+    engine: str | None = None, *, passes: Collection[str] = PASSES,
+) -> Analysis:  # fmt: skip
+    """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
+    both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
+    a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (clingo unless
+    $LEGALOG_ENGINE or the caller says otherwise)."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
     engine = resolve_engine(engine)
+    chosen = _chosen(passes)
     try:
         program = parse(source, path) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
     lowering, derived = solve(program, runtime, engine)
-    graphs = graph_decisions(program, lowering, derived)
-    launches = decide_launches(program, lowering, derived)
-    diagnostics = graph_diagnostics(program, lowering, derived) + list(launches.diagnostics)
+    graphs = graph_decisions(program, lowering, derived) if "graph" in chosen else ()
+    launches = decide_launches(program, lowering, derived) if "spmd" in chosen else None
+    diagnostics = graph_diagnostics(program, lowering, derived) if "graph" in chosen else []
+    diagnostics += launches.diagnostics if launches is not None else ()
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
         # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only
         # Orchestration launches, never a Graph call site or body.
-        legalized = legalize_graphs(guard_launches(program, launches), graphs)
+        guarded = guard_launches(program, launches) if launches is not None else program
+        legalized = legalize_graphs(guarded, graphs)
         if legalized != program:
-            diagnostics += verify(legalized, runtime, engine)
+            diagnostics += verify(legalized, runtime, engine, passes=chosen)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
     legal = not any(d.severity == "error" for d in ordered)
     findings = graph_findings(program, lowering, derived, graphs) if legal else ()
     kept = kept_values(program, lowering, derived, graphs)
-    return Analysis(path, program, ordered, graphs, launches.launches, legalized, lowering, derived,
+    decided = launches.launches if launches is not None else ()
+    return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived,
                     engine=engine, findings=findings, kept=kept)
 
 
-def legalize(source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-             engine: str | None = None) -> Program:
-    """The legalized program, or `LegalizeError` carrying every error diagnostic."""
-    result = analyze(source, path, runtime, engine)
+def legalize(
+    source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
+    engine: str | None = None, *, passes: Collection[str] = PASSES,
+) -> Program:  # fmt: skip
+    """The program legalized by the chosen passes, or `LegalizeError` carrying every error diagnostic."""
+    result = analyze(source, path, runtime, engine, passes=passes)
     if result.errors or result.legalized is None:
         raise LegalizeError(result.errors, path)
     return result.legalized

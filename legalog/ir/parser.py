@@ -99,6 +99,11 @@ def parse_file(path: str | Path) -> Program:
         data = Path(path).read_bytes()
     except OSError as err:
         raise ParseError(f"cannot read file: {err.strerror or err}", name) from None
+    return parse_bytes(data, name)
+
+
+def parse_bytes(data: bytes, name: str) -> Program:
+    """Parse a dump's bytes (read elsewhere: a batch worker on another machine gets them shipped)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 from urllib.parse import quote
@@ -26,6 +26,7 @@ from legalog.surfaces.report import (
     LaunchModel,
     ReportModel,
 )
+from legalog.ir.parser import source_lines as read_lines
 from legalog.ir.printer import print_expr
 from legalog.surfaces.edits import fix_functions, function_edits
 from legalog.surfaces.rule_docs import rule_markdown, rule_text
@@ -90,14 +91,18 @@ def report(files: Iterable[FileModel]) -> ReportModel:
 # ----------------------------------------------------------------------------------- text
 
 
-def render_text(files: Sequence[FileModel], show_summary: bool = True, verbose: bool = False) -> str:
+def render_text(
+    files: Sequence[FileModel], show_summary: bool = True, verbose: bool = False,
+    lines_of: Callable[[str], Mapping[int, str]] | None = None,
+) -> str:  # fmt: skip
     """Ruff's shape: `CODE [*] message`, `--> file:line:col`, the line with a caret, help, note;
     then one line per Graph (parameters before -> after, nodes against the limit), and with
-    `verbose` every value kept in place and why that is safe."""
+    `verbose` every value kept in place and why that is safe.  `lines_of(path)`: the source lines
+    to quote, by number (default: read the file)."""
     chunks: list[str] = []
     for f in files:
         source = f.used_dump or f.path
-        lines = _source_lines(source)
+        lines = (lines_of or source_lines)(source)
         for d in f.diagnostics:
             chunks.append(_render_one(source, d, lines))
         if f.graphs:
@@ -107,13 +112,12 @@ def render_text(files: Sequence[FileModel], show_summary: bool = True, verbose: 
     return "\n".join(chunks)
 
 
-def _render_one(path: str, d: DiagnosticModel, lines: list[str]) -> str:
+def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str]) -> str:
     mark = " [*]" if d.fixable else ""
     where = f" in `{d.function}`" if d.function else ""
     out = [f"{d.code}{mark} {d.message}", f"  --> {path}:{d.line}:{d.column}{where}"]
-    if 0 < d.line <= len(lines):
+    if (text := lines.get(d.line)) is not None:
         gutter = " " * len(str(d.line))
-        text = lines[d.line - 1].rstrip("\n")
         shown = text if len(text) <= 160 else text[: max(d.column + 60, 160)] + " ..."
         out += [f"{gutter} |", f"{d.line} | {shown}", f"{gutter} | {' ' * (d.column - 1)}^"]
     info = CODES.get(d.code)
@@ -157,11 +161,24 @@ def graph_line(path: str, g: GraphModel, state: GraphState = "changes", verbose:
     return line
 
 
-def _source_lines(path: str) -> list[str]:
+def source_lines(path: str) -> dict[int, str]:
+    """A file's lines by number (from 1); none when it cannot be read."""
     try:
-        return Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return []
+        return {}
+    # numbered as the parser numbers them (`str.splitlines` also breaks at a form feed)
+    return {n: line.rstrip("\r\n") for n, line in enumerate(read_lines(text), start=1)}
+
+
+def quoted_lines(files: Iterable[FileModel]) -> dict[str, dict[int, str]]:
+    """Exactly the source lines `render_text` quotes for these files, by path and line number."""
+    quoted: dict[str, dict[int, str]] = {}
+    for f in (f for f in files if f.diagnostics):
+        source = f.used_dump or f.path
+        lines = source_lines(source)
+        quoted.setdefault(source, {}).update((d.line, lines[d.line]) for d in f.diagnostics if d.line in lines)
+    return quoted
 
 
 def summary(files: Sequence[FileModel]) -> str:

@@ -3,9 +3,9 @@ with a JSON Schema generated from these classes (`legalog schema`)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 REPORT_VERSION = 1
 
@@ -101,6 +101,38 @@ class FileModel(_Model):
     edits: list[EditModel] = Field(default=[], description="what `legalog fix` replaces, one changed function each")
 
 
+class ShardEntry(_Model):
+    """Where one entry of a shard stands in the whole batch, and the pass position it checks."""
+
+    index: int = Field(description="the entry's position in the unsharded report")
+    role: Literal["all", "graph", "spmd", "both"] = "all"
+    reason: str = Field(default="", description="for a passes_dump position: why this dump was used")
+
+
+class RunModel(_Model):
+    """What `legalog merge` needs to rebuild the unsharded report exactly (only in a shard report)."""
+
+    legalog: str = Field(description="legalog's version")
+    build: str = Field(description="fingerprint of legalog's sources and rules")
+    options: dict[str, str | bool | None] = Field(description="the options that change results")
+    shard: int = Field(description="this shard's number K of `--shard K/N` (1-based)")
+    shards: int = Field(description="N of `--shard K/N`")
+    batch_entries: int = Field(description="entries of the whole, unsharded batch")
+    batch_digest: str = Field(description="SHA-256 of the whole batch's entry keys")
+    entries: list[ShardEntry] = Field(description="one per file, in the order of `files`")
+    sources: dict[str, dict[str, str]] = Field(
+        default={}, description="the source lines the text report quotes: path -> line number -> text")
+
+
 class ReportModel(_Model):
     version: Literal[1] = REPORT_VERSION
     files: list[FileModel]
+    run: RunModel | None = Field(default=None, description="present only in a `check --shard` report")
+
+    @model_serializer(mode="wrap")
+    def _without_absent_run(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # an unsharded report has no `run` key at all: its bytes stay what they always were
+        data: dict[str, Any] = handler(self)
+        if data.get("run") is None:
+            data.pop("run", None)
+        return data

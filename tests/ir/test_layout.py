@@ -133,3 +133,18 @@ def test_a_reprinted_functions_comment_keeps_its_bytes(char: str) -> None:
     text, fixed = fixed_dump(CASES / "a08_rename_chain_collapses.py")
     assert "        # note: the task reads the root parameter" in fixed  # in `layer`, which fix reprints
     assert fix(odd_bytes_in_comments(char)(text)) == odd_bytes_in_comments(char)(fixed)
+
+
+@pytest.mark.parametrize("variant", [crlf, odd_bytes_in_comments("\x0c")], ids=["crlf", "formfeed"])
+def test_fix_diff_shows_only_what_fix_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], variant: Callable[[str], str]
+) -> None:
+    def diff_lines(text: str) -> list[str]:
+        dump = tmp_path / "dump.py"
+        dump.write_bytes(text.encode("utf-8"))
+        assert legalog_main(["fix", str(dump), "--diff"]) == 0
+        return [line for line in capsys.readouterr().out.splitlines(True) if line[:1] in "+-"]
+
+    text = (CORPUS / "graph" / "a01_row_shift.graph_input.py").read_bytes().decode("utf-8")
+    plain, varied = diff_lines(text), diff_lines(variant(text))
+    assert len(varied) == len(plain) > 2
