@@ -327,6 +327,11 @@ def lint(text: str, filename: str = "<rules>") -> list[LintError]:
     literals before their variables are bound; variables only in the head; aggregates
     without their required keywords; `_` used as a wildcard.
     """
+    return _parse_and_lint(text, filename)[1]
+
+
+def _parse_and_lint(text: str, filename: str) -> tuple[ast.Module | None, list[LintError]]:
+    """The file's syntax tree (None if it does not parse) and its lint findings."""
     try:
         tree = ast.parse(text, filename)
     except SyntaxError as exc:
@@ -336,7 +341,7 @@ def lint(text: str, filename: str = "<rules>") -> list[LintError]:
             hint = " (Prolog `:-` is not pyDatalog syntax: write `head <= body`)"
         elif str(exc.msg) == "invalid syntax":
             hint = " (a rule spanning several lines must be wrapped in parentheses)"
-        return [LintError(filename, line, f"syntax error: {exc.msg}{hint}")]
+        return None, [LintError(filename, line, f"syntax error: {exc.msg}{hint}")]
     linter = _RuleLinter(filename)
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if not first.lstrip().startswith("#"):
@@ -344,7 +349,7 @@ def lint(text: str, filename: str = "<rules>") -> list[LintError]:
                                                     "naming the spec paragraph it implements"))
     for stmt in tree.body:
         linter.statement(stmt)
-    return sorted(linter.errors)
+    return tree, sorted(linter.errors)
 
 
 # --------------------------------------------------------------------------- stratification
@@ -792,10 +797,11 @@ class _Source:
 
 @functools.lru_cache(maxsize=64)
 def _read_source(name: str, text: str) -> _Source:
-    if errors := lint(text, name):
+    tree, errors = _parse_and_lint(text, name)
+    if errors or tree is None:
         return _Source(tuple(errors), (), ())
     reader = _Reader(name)
-    rules = reader.read(ast.parse(text, name))
+    rules = reader.read(tree)
     return _Source(tuple(reader.errors), tuple(rules), tuple(reader.uses))
 
 
