@@ -296,11 +296,11 @@ class _FunctionLowering:
         self.block(stmt.body, sid, f"{sid}/body")
         # The value a body yields flows back into the iteration arguments on the next trip.
         last = stmt.body[-1] if stmt.body else None
-        if stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call):
-            if last.value.func == f"{self.prefix}yield_":
-                for name, yielded in zip(stmt.iter_args, last.value.args):
-                    if isinstance(yielded, Name):
-                        add("carried", self.v(name), self.expr(yielded, sid))
+        if (stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call)
+                and last.value.func == f"{self.prefix}yield_"):
+            for name, yielded in zip(stmt.iter_args, last.value.args):
+                if isinstance(yielded, Name):
+                    add("carried", self.v(name), self.expr(yielded, sid))
 
     # ------------------------------------------------------------------------- expressions
 
@@ -365,6 +365,8 @@ class _FunctionLowering:
         func = call.func
         op = func.removeprefix(self.prefix) if func.startswith(self.prefix) else func
         args = call.args
+        callee: str | None
+        form: str | None
         if func.startswith("self."):
             callee, form = func[5:], "call"
         elif op in LAUNCH_FORMS and args and isinstance(args[0], Dotted) and args[0].path.startswith("self."):

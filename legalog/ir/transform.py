@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from legalog.ir.model import (
     NO_SPAN,
@@ -39,7 +39,7 @@ def substitute(node: Node, lookup: Substitution) -> Node:
     if isinstance(node, Name):
         new = lookup(node.id)
         if isinstance(new, Name) and new.span == NO_SPAN:
-            return replace(node, id=new.id)  # type: ignore[return-value]  # a renamed use keeps its place
+            return replace(node, id=new.id)  # a renamed use keeps its place
         return node if new is None else new  # type: ignore[return-value]
     if isinstance(node, Opaque):
         return _substitute_opaque(node, lookup)  # type: ignore[return-value]
@@ -56,7 +56,7 @@ def substitute(node: Node, lookup: Substitution) -> Node:
         new = substitute(value, lookup)
         if new is not value:
             changes[f.name] = new
-    return replace(node, **changes) if changes else node  # type: ignore[type-var]
+    return replace(node, **changes) if changes else node
 
 
 def _substitute_opaque(node: Opaque, lookup: Substitution) -> Opaque:
@@ -111,14 +111,14 @@ def splice(body: tuple[Stmt, ...], edit: Callable[[Stmt], Iterable[Stmt] | None]
 
 
 def _map_bodies(stmt: Stmt, fn: Callable[[tuple[Stmt, ...]], tuple[Stmt, ...]]) -> Stmt:
-    changes = {}
+    changes: dict[str, Any] = {}  # body fields: every Stmt kind names its own
     for name in _BODY_FIELDS:
         body = getattr(stmt, name, None)
         if body is not None:
             new = fn(body)
             if new is not body:
                 changes[name] = new
-    return replace(stmt, **changes) if changes else stmt  # type: ignore[type-var]
+    return replace(stmt, **changes) if changes else stmt
 
 
 def walk_stmts(body: tuple[Stmt, ...]) -> Iterable[Stmt]:

@@ -20,6 +20,7 @@ A cache failure of any kind (read-only disk, full disk) never fails an analysis.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -110,10 +111,8 @@ def store(k: str, payload: Mapping[str, Any], root: Path | str | None = None) ->
                 json.dump({"key": k, "sha256": _checksum(payload), "payload": dict(payload)}, out)
             os.replace(tmp, path)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise
     except (OSError, TypeError, ValueError):
         return False
