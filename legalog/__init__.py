@@ -13,11 +13,15 @@ LegalizeSpmdLaunches, as Datalog rules over facts lowered from printed IR dumps,
 `source` may be a dump's text, a parsed `legalog.ir.Program`, or a PyPTO in-memory program: the
 last is printed with PyPTO's own `pypto.ir.python_print` (PyPTO is optional; see
 `legalog.surfaces.dumps.program_text`).  The heavy rooms are imported on first use, so that
-`import legalog` and `legalog --help` stay fast.
+`import legalog` and `legalog --help` stay fast.  `passes=("graph",)` or `("spmd",)` runs
+LegalizeGraphBoundary or LegalizeSpmdLaunches alone (default: both).  Inside PyPTO's own
+pipeline they are `legalog.pypto.legalize_graph_boundary()` and `legalize_spmd_launches()`, and
+`legalog.pypto.default_pipeline()` is PyPTO's Default strategy with both in place.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from legalog.version import __version__
@@ -49,35 +53,49 @@ __all__ = [
 ]
 
 DEFAULT_RUNTIME = "host_build_graph"
+BOTH_PASSES = ("graph", "spmd")  # LegalizeGraphBoundary, LegalizeSpmdLaunches
 
 
-def analyze(source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME) -> Analysis:
-    """Analyse one program; never raises for bad input (an unreadable dump is an `Analysis` whose
-    status is `error`, with a PARSE diagnostic)."""
+def analyze(
+    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME, engine: str | None = None,
+    *, passes: Collection[str] = BOTH_PASSES,
+) -> Analysis:  # fmt: skip
+    """Analyse one program with `passes` (default: both); never raises for bad input (an
+    unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic).  `engine`
+    evaluates the rules: "clingo" (the default, or $LEGALOG_ENGINE) or "pydatalog" (the
+    reference); both give the same answers."""
     from legalog import pipeline
     from legalog.surfaces.dumps import program_text
 
-    return pipeline.analyze(program_text(source), path, runtime)
+    return pipeline.analyze(program_text(source), path, runtime, engine, passes=passes)
 
 
-def legalize(source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME) -> Program:
-    """The legalized Program (print it with `print_program`); raises `LegalizeError`, carrying
-    every error diagnostic, when the runtime cannot record the program."""
+def legalize(
+    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME, engine: str | None = None,
+    *, passes: Collection[str] = BOTH_PASSES,
+) -> Program:  # fmt: skip
+    """The Program legalized by `passes` (print it with `print_program`); raises `LegalizeError`,
+    carrying every error diagnostic, when the runtime cannot record the program."""
     from legalog import pipeline
     from legalog.surfaces.dumps import program_text
 
-    return pipeline.legalize(program_text(source), path, runtime)
+    return pipeline.legalize(program_text(source), path, runtime, engine, passes=passes)
 
 
 def explain(
-    source: str | Program | Any, function: str, var: str, path: str | None = None, runtime: str = DEFAULT_RUNTIME
+    source: str | Program | Any,
+    function: str,
+    var: str,
+    path: str | None = None,
+    runtime: str = DEFAULT_RUNTIME,
+    engine: str | None = None,
 ) -> Explanation:
     """Why `var` (SSA suffix optional) in `function` was hoisted, kept, rejected, removed, or is no
     boundary value; raises `WhyError` (with close candidates) for an unknown function or name."""
-    return analyze(source, path, runtime).explain(function, var)
+    return analyze(source, path, runtime, engine).explain(function, var)
 
 
-def preflight(source: str | Program | Any) -> list[Diagnostic]:
+def preflight(source: str | Program | Any, engine: str | None = None) -> list[Diagnostic]:
     """Codegen's check that every SPMD launch is proven positive or guarded: the launches it would
     refuse, as Diagnostics (empty when codegen may proceed)."""
     from legalog.analyzer.spmd import preflight as check
@@ -85,7 +103,7 @@ def preflight(source: str | Program | Any) -> list[Diagnostic]:
     from legalog.surfaces.dumps import program_text
 
     program = program_text(source)
-    return check(parse_text(program) if isinstance(program, str) else program)
+    return check(parse_text(program) if isinstance(program, str) else program, engine)
 
 
 _LAZY = {

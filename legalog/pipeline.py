@@ -4,34 +4,42 @@ This is the only module that knows the order of the stages.  Every room it calls
 (`ir`, `extractor`, `rules`, `analyzer`, `rewriter`); the surfaces (`legalog.surfaces`, the CLI)
 sit above it and never run a stage themselves.
 
-Each call runs the engine on its own program's facts and nothing else: no state leaks from one
-program to the next (the engine restores its rules-only database after every evaluation).
+Each call runs the engine on its own program's facts, as one whole program, and nothing else: no
+state leaks from one program to the next.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Literal, get_args
 
-from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
+from legalog.analyzer.diagnostics import Diagnostic, declined_diagnostics, in_dump_names, parse_diagnostic
 from legalog.analyzer.explain import Explanation, explain
+from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
-from legalog.extractor.lower import Lowering, lower
+from legalog.extractor.lower import FULL_BODY_KINDS, Lowering, lower
 from legalog.facts.store import FactStore
 from legalog.ir.errors import ParseError
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
+from legalog.ir.ssa import VersionedFunction, unversion_program, version_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
-from legalog.analyzer.units import solve_units
-from legalog.rules.engine import Derived, RuleProgram
+from legalog.rules.engine import Derived, RuleProgram, evaluate, resolve_engine
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+
+# Which of the two passes to run: both (`check`, `fix`), or one, as PyPTO's pipeline runs each at
+# its own position (legalog.pypto).  "graph" = LegalizeGraphBoundary with its host-control checks
+# and GraphBoundaryLegalized verifier; "spmd" = LegalizeSpmdLaunches.
+PassName = Literal["graph", "spmd"]
+PASSES: frozenset[PassName] = frozenset(get_args(PassName))
 
 Status = Literal["legal", "rewritten", "rejected", "error"]
 
@@ -58,6 +66,15 @@ class Analysis:
     legalized: Program | None = None
     lowering: Lowering | None = field(default=None, repr=False, compare=False)
     derived: Derived | None = field(default=None, repr=False, compare=False)
+    engine: str | None = field(default=None, repr=False, compare=False)  # passed on to `full_derived`
+    # What the rewrite changes at Graph boundaries (GB201-GB204, info, fixable): only for a
+    # program `fix` will write; and the values kept in place, with why that is safe.
+    findings: tuple[Diagnostic, ...] = ()
+    kept: tuple[KeptValue, ...] = ()
+    # A frontend dump is analysed in SSA form (`program`); `source` is the program as read and
+    # `versions` the way back to its names, for the functions that were versioned.
+    source: Program | None = field(default=None, repr=False, compare=False)
+    versions: dict[str, VersionedFunction] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -76,16 +93,23 @@ class Analysis:
         """Every relation, the why-not ones (explain.pyd) included: solved on first use."""
         if self.lowering is None:
             return None
-        return solve_units(self.lowering, RuleProgram.load(EXPLAIN_RULES))
+        return evaluate(RuleProgram.load(EXPLAIN_RULES), self.lowering.facts.as_mapping(), self.engine)
 
     def explain(self, function: str, var: str) -> Explanation:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
         return explain(self, function, var)
 
+    @property
+    def output(self) -> Program | None:
+        """The legalized program as the dump would spell it (its own names, frontend style)."""
+        if self.legalized is None or self.source is None:
+            return self.legalized
+        return unversion_program(self.legalized, self.source, self.versions)
+
     def legalized_text(self) -> str | None:
         if self.status in ("error", "rejected") or self.legalized is None:
             return None
-        return print_program(self.legalized)
+        return print_program(self.output)  # type: ignore[arg-type]
 
 
 def pass_rules() -> RuleProgram:
@@ -97,40 +121,67 @@ def extract(program: Program, runtime: str = "host_build_graph") -> FactStore:
     return lower(program, runtime).facts
 
 
-def solve(program: Program, runtime: str = "host_build_graph") -> tuple[Lowering, Derived]:
-    """Lower a program and evaluate every pass rule over its facts."""
+def solve(program: Program, runtime: str = "host_build_graph", engine: str | None = None) -> tuple[Lowering, Derived]:
+    """Lower a program and evaluate every pass rule over its facts, as one whole program."""
     lowering = lower(program, runtime)
-    return lowering, solve_units(lowering, pass_rules())
+    return lowering, evaluate(pass_rules(), lowering.facts.as_mapping(), engine)
 
 
-def analyze(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Analysis:
-    """Analyse one dump (text, or an already parsed Program).  Never raises for bad input: an
-    unreadable dump is an Analysis with status `error` and a PARSE diagnostic."""
+def _chosen(passes: Collection[str]) -> frozenset[PassName]:
+    chosen = frozenset(passes)
+    if not chosen or not chosen <= PASSES:
+        raise ValueError(f"passes must be a non-empty subset of {sorted(PASSES)}; got {sorted(chosen)}")
+    return frozenset(p for p in PASSES if p in chosen)
+
+
+def analyze(
+    source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
+    engine: str | None = None, *, passes: Collection[str] = PASSES,
+) -> Analysis:  # fmt: skip
+    """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
+    both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
+    a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (clingo unless
+    $LEGALOG_ENGINE or the caller says otherwise)."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
+    engine = resolve_engine(engine)
+    chosen = _chosen(passes)
     try:
-        program = parse(source, path) if isinstance(source, str) else source
+        read = parse(source, path) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
-    lowering, derived = solve(program, runtime)
-    graphs = graph_decisions(program, lowering, derived)
-    launches = decide_launches(program, lowering, derived)
-    diagnostics = graph_diagnostics(program, lowering, derived) + list(launches.diagnostics)
+    program, versions = version_program(read, FULL_BODY_KINDS)
+    lowering, derived = solve(program, runtime, engine)
+    graphs = graph_decisions(program, lowering, derived) if "graph" in chosen else ()
+    launches = decide_launches(program, lowering, derived) if "spmd" in chosen else None
+    diagnostics = graph_diagnostics(program, lowering, derived) if "graph" in chosen else []
+    diagnostics += launches.diagnostics if launches is not None else ()
+    diagnostics = [in_dump_names(d, versions) for d in diagnostics] + declined_diagnostics(versions)
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
         # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only
         # Orchestration launches, never a Graph call site or body.
-        legalized = legalize_graphs(guard_launches(program, launches), graphs)
+        guarded = guard_launches(program, launches) if launches is not None else program
+        legalized = legalize_graphs(guarded, graphs)
         if legalized != program:
-            diagnostics += verify(legalized, runtime)
+            diagnostics += verify(legalized, runtime, engine, passes=chosen)
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
-    return Analysis(path, program, ordered, graphs, launches.launches, legalized, lowering, derived)
+    legal = not any(d.severity == "error" for d in ordered)
+    findings = graph_findings(program, lowering, derived, graphs) if legal else ()
+    findings = tuple(in_dump_names(d, versions) for d in findings)
+    kept = kept_values(program, lowering, derived, graphs)
+    decided = launches.launches if launches is not None else ()
+    return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived,
+                    engine=engine, findings=findings, kept=kept, source=read, versions=versions)
 
 
-def legalize(source: str | Program, path: str | None = None, runtime: str = "host_build_graph") -> Program:
-    """The legalized program, or `LegalizeError` carrying every error diagnostic."""
-    result = analyze(source, path, runtime)
-    if result.errors or result.legalized is None:
+def legalize(
+    source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
+    engine: str | None = None, *, passes: Collection[str] = PASSES,
+) -> Program:  # fmt: skip
+    """The program legalized by the chosen passes, or `LegalizeError` carrying every error diagnostic."""
+    result = analyze(source, path, runtime, engine, passes=passes)
+    if result.errors or result.output is None:
         raise LegalizeError(result.errors, path)
-    return result.legalized
+    return result.output
 

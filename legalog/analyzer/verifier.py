@@ -10,13 +10,14 @@ than handed to codegen.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.analyzer.graph import graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import decide_launches
-from legalog.extractor.lower import lower, var_name
+from legalog.extractor.lower import Lowering, lower, var_name
 from legalog.ir.model import Program
-from legalog.analyzer.units import solve_units
-from legalog.rules.engine import RuleProgram
+from legalog.rules.engine import Derived, RuleProgram, evaluate
 from legalog.rules.programs import VERIFIER_RULES
 
 _ASSERTIONS = {
@@ -28,9 +29,26 @@ _ASSERTIONS = {
 }
 
 
-def verify(program: Program, runtime: str = "host_build_graph") -> list[Diagnostic]:
+def verify(
+    program: Program, runtime: str = "host_build_graph", engine: str | None = None,
+    *, passes: Collection[str] = ("graph", "spmd"),
+) -> list[Diagnostic]:  # fmt: skip
+    """The post-conditions of the passes that ran (`passes`, as `pipeline.analyze` chose them):
+    after LegalizeSpmdLaunches alone a Graph is not legalized yet, and that is no finding."""
     lowering = lower(program, runtime)
-    derived = solve_units(lowering, RuleProgram.load(VERIFIER_RULES))
+    derived = evaluate(RuleProgram.load(VERIFIER_RULES), lowering.facts.as_mapping(), engine)
+    found: list[Diagnostic] = []
+    if "graph" in passes:
+        found += _graph_findings(program, lowering, derived)
+    if "spmd" in passes:
+        for launch in decide_launches(program, lowering, derived).launches:
+            if launch.outcome != "proven":
+                found.append(diagnostic("SP310", f"verifier: the launch of `{launch.callee}` is still not proven positive",
+                                        launch.line, launch.column, function=launch.function))
+    return found
+
+
+def _graph_findings(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for relation, (code, text) in _ASSERTIONS.items():
         for row in derived.sorted(relation):
@@ -44,8 +62,4 @@ def verify(program: Program, runtime: str = "host_build_graph") -> list[Diagnost
         if decision.changes_anything:
             found.append(diagnostic("GB118", f"verifier: Graph `{decision.function}` still has values to hoist after legalization",
                                     1, 1, function=decision.function))
-    for launch in decide_launches(program, lowering, derived).launches:
-        if launch.outcome != "proven":
-            found.append(diagnostic("SP310", f"verifier: the launch of `{launch.callee}` is still not proven positive",
-                                    launch.line, launch.column, function=launch.function))
     return found

@@ -46,6 +46,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.transform import expr_names
 
 FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
 LOOP_KINDS = frozenset({"range", "parallel", "unroll", "pipeline"})
@@ -63,16 +64,9 @@ def var_name(vid: str) -> str:
 
 @dataclass
 class Lowering:
-    """The facts of one program, and the way back from every id to the node it names.
-
-    `facts` holds every function's facts.  `own` holds them function by function, and
-    `signatures` what a caller of an orchestration-level function sees of it (kind, parameters,
-    return statement), so each such function can be solved as a unit of its own: its facts plus
-    the signatures of what it launches (legalog/analyzer/units.py)."""
+    """The facts of one program, and the way back from every id to the node it names."""
 
     facts: FactStore
-    own: dict[str, FactStore] = field(default_factory=dict)
-    signatures: dict[str, FactStore] = field(default_factory=dict)
     exprs: dict[str, Expr] = field(default_factory=dict)
     stmts: dict[str, Stmt] = field(default_factory=dict)
 
@@ -81,13 +75,7 @@ def lower(program: Program, runtime: str = "host_build_graph") -> Lowering:
     lowering = Lowering(FactStore())
     lowering.facts.add("target_runtime", runtime)
     for function in program.functions:
-        own = lowering.own[function.name] = FactStore()
-        _FunctionLowering(program, function, lowering, own).run()
-        lowering.facts.extend(own)
-        if function.type in FULL_BODY_KINDS:
-            # what callers see; its ids are tagged apart from the body's (`F/re0`, `F/rs0`)
-            signature = lowering.signatures[function.name] = FactStore()
-            _FunctionLowering(program, function, lowering, signature, signature_only=True).run()
+        _FunctionLowering(program, function, lowering, lowering.facts).run()
     return lowering
 
 
@@ -124,34 +112,6 @@ def type_names(t: Type) -> set[str]:
     return set()
 
 
-def expr_names(e: Expr) -> set[str]:
-    """Every variable name used anywhere inside an expression."""
-    found: set[str] = set()
-    stack: list[Expr] = [e]
-    while stack:
-        node = stack.pop()
-        match node:
-            case Name(id=name):
-                found.add(name)
-            case Opaque(names=names):
-                found.update(names)
-            case BinOp(left=left, right=right) | Compare(left=left, right=right):
-                stack += (left, right)
-            case UnaryOp(operand=operand):
-                stack.append(operand)
-            case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
-                stack += values
-            case Call(args=args, kwargs=kwargs):
-                stack += args
-                stack += [k.value for k in kwargs]
-            case DictExpr(keys=keys, values=values):
-                stack += keys
-                stack += values
-            case Subscript(value=value, index=index):
-                stack += (value, index)
-    return found
-
-
 def constant_int(e: Expr) -> int | None:
     if isinstance(e, Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
         return e.value
@@ -178,15 +138,11 @@ def trip_count(start: int, stop: int, step: int) -> int | None:
 
 
 class _FunctionLowering:
-    def __init__(
-        self, program: Program, function: Function, lowering: Lowering, facts: FactStore, signature_only: bool = False
-    ) -> None:
+    def __init__(self, program: Program, function: Function, lowering: Lowering, facts: FactStore) -> None:
         self.program = program
         self.fn = function
         self.out = lowering
         self.facts = facts
-        self.signature_only = signature_only
-        self.tag = "r" if signature_only else ""
         self.prefix = program.prefix + "."
         self.n_expr = 0
         self.n_stmt = 0
@@ -206,7 +162,7 @@ class _FunctionLowering:
             add("param", fn.name, pos, vid)
             add("param_dir", vid, p.direction)
             self._declare(vid, p.type)
-        if fn.type in FULL_BODY_KINDS and not self.signature_only:
+        if fn.type in FULL_BODY_KINDS:
             body = f"{fn.name}/body"
             add("function_body", body, fn.name)
             self.block(fn.body, None, body)
@@ -232,7 +188,7 @@ class _FunctionLowering:
             self.stmt(stmt, parent, list_id)
 
     def stmt(self, stmt: Stmt, parent: str | None, list_id: str) -> str:
-        sid = f"{self.fn.name}/{self.tag}s{self.n_stmt}"
+        sid = f"{self.fn.name}/s{self.n_stmt}"
         self.n_stmt += 1
         self.out.stmts[sid] = stmt
         add = self.facts.add
@@ -340,16 +296,16 @@ class _FunctionLowering:
         self.block(stmt.body, sid, f"{sid}/body")
         # The value a body yields flows back into the iteration arguments on the next trip.
         last = stmt.body[-1] if stmt.body else None
-        if stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call):
-            if last.value.func == f"{self.prefix}yield_":
-                for name, yielded in zip(stmt.iter_args, last.value.args):
-                    if isinstance(yielded, Name):
-                        add("carried", self.v(name), self.expr(yielded, sid))
+        if (stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call)
+                and last.value.func == f"{self.prefix}yield_"):
+            for name, yielded in zip(stmt.iter_args, last.value.args):
+                if isinstance(yielded, Name):
+                    add("carried", self.v(name), self.expr(yielded, sid))
 
     # ------------------------------------------------------------------------- expressions
 
     def expr(self, e: Expr, sid: str, in_predicate: bool = False) -> str:
-        eid = f"{self.fn.name}/{self.tag}e{self.n_expr}"
+        eid = f"{self.fn.name}/e{self.n_expr}"
         self.n_expr += 1
         self.out.exprs[eid] = e
         add = self.facts.add
@@ -409,6 +365,8 @@ class _FunctionLowering:
         func = call.func
         op = func.removeprefix(self.prefix) if func.startswith(self.prefix) else func
         args = call.args
+        callee: str | None
+        form: str | None
         if func.startswith("self."):
             callee, form = func[5:], "call"
         elif op in LAUNCH_FORMS and args and isinstance(args[0], Dotted) and args[0].path.startswith("self."):

@@ -66,7 +66,7 @@ def analyse_target(target: Target, runtime: str = "host_build_graph", data: byte
             return _error(target, err.reason, err.line, err.col)
         model = file_model(analyze(program, path, runtime))
         return model if target.folder is None else _for_position(model, target)
-    except Exception as err:  # noqa: BLE001 - a crash in one file must not stop a batch
+    except Exception as err:
         where = traceback.extract_tb(err.__traceback__)[-1]
         reason = f"internal error: {type(err).__name__}: {err} (at {Path(where.filename).name}:{where.lineno})"
         return _error(target, reason, 1, 1)

@@ -20,6 +20,7 @@ A cache failure of any kind (read-only disk, full disk) never fails an analysis.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -28,6 +29,8 @@ import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from legalog.rules.engine import resolve_engine
 
 if TYPE_CHECKING:
     from legalog.surfaces.dumps import Target
@@ -108,10 +111,8 @@ def store(k: str, payload: Mapping[str, Any], root: Path | str | None = None) ->
                 json.dump({"key": k, "sha256": _checksum(payload), "payload": dict(payload)}, out)
             os.replace(tmp, path)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise
     except (OSError, TypeError, ValueError):
         return False
@@ -121,7 +122,9 @@ def store(k: str, payload: Mapping[str, Any], root: Path | str | None = None) ->
 def key_options(target: Target, runtime: str) -> dict[str, Any]:
     """What besides the dump's bytes decides a result: one entry per option (an engine, a config
     hash: one line each).  A passes_dump position keeps only its pass's findings, hence the role."""
-    return {"runtime": runtime, "path": target.path, "folder": target.folder, "role": target.role}
+    # the engine the analysis runs on ($LEGALOG_ENGINE, as `check --engine` sets it for its workers)
+    return {"runtime": runtime, "path": target.path, "folder": target.folder, "role": target.role,
+            "engine": resolve_engine()}
 
 
 def cached(

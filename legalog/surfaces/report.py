@@ -26,6 +26,8 @@ class DiagnosticModel(_Model):
     message: str
     help: str | None = None
     fixable: bool = False
+    fix_functions: list[str] = Field(default=[], description="for a fixable finding: the functions whose `edits` "
+                                     "(this file's) make up its fix: the Graph and its call sites, or the guarded launch's")
 
 
 class HoistedScalar(_Model):
@@ -47,6 +49,13 @@ class HoistedAlloc(_Model):
     param: str
 
 
+class KeptModel(_Model):
+    name: str
+    kind: Literal["scalar", "view"]
+    line: int
+    reason: str = Field(description="why leaving it in place is safe on every replay")
+
+
 class GraphModel(_Model):
     function: str
     params_after: list[str]
@@ -56,6 +65,8 @@ class GraphModel(_Model):
     hoisted_views: list[HoistedView] = []
     hoisted_allocs: list[HoistedAlloc] = []
     node_count: int | None = Field(description="launched-task count of the rewritten body; null when unbounded")
+    params_before: list[str] = Field(default=[], description="the signature as read (SSA suffixes removed)")
+    kept: list[KeptModel] = Field(default=[], description="values kept in place because they are replay-invariant")
 
 
 class LaunchModel(_Model):
@@ -67,6 +78,19 @@ class LaunchModel(_Model):
     counterexample: dict[str, int] | None = None
 
 
+class EditModel(_Model):
+    """One changed function of `legalog fix`'s output: its text in the input, and what replaces it."""
+
+    function: str
+    start_line: int
+    start_column: int
+    end_line: int = Field(description="the region ends just before (end_line, end_column)")
+    end_column: int
+    char_offset: int
+    char_length: int
+    replacement: str
+
+
 class FileModel(_Model):
     path: str
     status: Status
@@ -74,6 +98,7 @@ class FileModel(_Model):
     graphs: list[GraphModel] = []
     launches: list[LaunchModel] = []
     used_dump: str | None = Field(default=None, description="for a passes_dump folder: the dump analysed")
+    edits: list[EditModel] = Field(default=[], description="what `legalog fix` replaces, one changed function each")
 
 
 class ShardEntry(_Model):
@@ -100,7 +125,7 @@ class RunModel(_Model):
 
 
 class ReportModel(_Model):
-    version: Literal[1] = REPORT_VERSION
+    version: Literal[1] = 1  # REPORT_VERSION; a Literal so the schema pins it
     files: list[FileModel]
     run: RunModel | None = Field(default=None, description="present only in a `check --shard` report")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -111,7 +112,7 @@ def test_the_cli_on_dask_prints_what_the_local_cli_prints(scheduler: str, tmp_pa
 
 
 def test_executor_usage_errors_are_clear(tmp_path: Path) -> None:
-    with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+    with pytest.raises(ExecutorError, match=re.escape("cannot reach the Dask scheduler at tcp://127.0.0.1:9")):
         DaskExecutor("tcp://127.0.0.1:9", timeout=1)
     env = {k: v for k, v in os.environ.items() if k != "LEGALOG_DASK_SCHEDULER"} | {"PYTHONPATH": str(REPO)}
     for extra, message in ((["--executor", "dask"], "needs --scheduler ADDRESS"),

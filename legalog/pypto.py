@@ -1,0 +1,239 @@
+"""legalog inside PyPTO's own pipeline: LegalizeGraphBoundary and LegalizeSpmdLaunches as PyPTO passes.
+
+    from legalog.pypto import default_pipeline
+    with passes.PassContext([], runtime=passes.RuntimeKind.HOST_BUILD_GRAPH):
+        compiled = default_pipeline().run(program)
+
+Each pass is a `pypto.passes.Pass` made by `create_program_pass`: it prints the Program with
+PyPTO's printer, runs one of legalog's two passes on the text, and parses the result back with
+`pl.parse`.  A rejected program raises `PassRejected`, a subclass of the
+`pypto.pypto_core.ValueError` that PyPTO's own passes raise on a user error (their `CHECK`),
+carrying legalog's diagnostics; the input Program is never replaced by a partial rewrite.  A failure of legalog itself (its output
+does not parse in PyPTO) raises `pypto.InternalError`, as PyPTO's `INTERNAL_CHECK` does.
+
+PyPTO stays optional: nothing here imports it (or torch) before a pass is made or run.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from legalog.analyzer.diagnostics import Diagnostic
+    from legalog.pipeline import PassName
+
+GRAPH_PASS = "LegalizeGraphBoundary"
+SPMD_PASS = "LegalizeSpmdLaunches"
+
+# Where the seeds put the passes in the Default strategy ("Position in the pipeline").
+SPMD_BEFORE, SPMD_AFTER = "DeriveCallDirections", "LowerL2TensorCollectives"
+GRAPH_BEFORE, GRAPH_AFTER = "MaterializeRuntimeScopes", "Simplify"
+
+
+@dataclass(frozen=True, slots=True)
+class Properties:
+    """A pass's property declaration in PyPTO's `IRProperty` names."""
+
+    required: tuple[str, ...] = ()
+    produced: tuple[str, ...] = ()
+    invalidated: tuple[str, ...] = ()
+
+
+# legalize_graph_boundary.en.txt, "Pass properties": requires SplitIncoreOrch and
+# CallDirectionsResolved; produces GraphBoundaryLegalized and CallDirectionsResolved (re-declared
+# because the pass rewrites call arguments and their direction attrs, and MaterializeRuntimeScopes,
+# next, requires it).  GraphBoundaryLegalized has no `IRProperty` in this PyPTO, so it cannot be
+# declared: the pass runs legalog's GraphBoundaryLegalized verifier on its own output instead
+# (`legalog.analyzer.verifier`) and rejects the program if that finds anything.
+GRAPH_PROPERTIES = Properties(required=("SplitIncoreOrch", "CallDirectionsResolved"), produced=("CallDirectionsResolved",))
+
+# legalize_spmd_launches.en.txt, "API and properties": requires NoNestedCalls and
+# ReturnParamsExplicit; produces NormalizedStmtStructure; invalidates call directions
+# (CallDirectionsResolved), runtime scope materialization (RuntimeScopesMaterialized) and loop
+# carry classification (IterArgCarryClassified).  "Preserves NoNestedCalls" has no field in
+# `PassProperties`: PyPTO keeps every established property a pass does not invalidate, so
+# leaving NoNestedCalls out of `invalidated` is how it is preserved.
+SPMD_PROPERTIES = Properties(
+    required=("NoNestedCalls", "ReturnParamsExplicit"),
+    produced=("NormalizedStmtStructure",),
+    invalidated=("CallDirectionsResolved", "RuntimeScopesMaterialized", "IterArgCarryClassified"),
+)
+
+# Seed property names with no `IRProperty` counterpart in this PyPTO, and what stands in for them.
+UNMAPPED = {"GraphBoundaryLegalized": "legalog's own GraphBoundaryLegalized verifier, run by the pass on its output"}
+
+
+class PipelineError(ValueError):
+    """The strategy has no place for a pass: an anchor pass is missing or out of order."""
+
+
+def legalize_graph_boundary(runtime: str | Any | None = None) -> Any:
+    """LegalizeGraphBoundary as a `pypto.passes.Pass`.
+
+    `runtime`: "host_build_graph", "tensormap_and_ringbuffer" or a `passes.RuntimeKind`; None (the
+    default) reads the runtime of the `PassContext` the pass runs in, as PyPTO's passes do (and,
+    with no context, PyPTO's default runtime, under which every Graph is rejected)."""
+    return _make_pass(GRAPH_PASS, GRAPH_PROPERTIES, ("graph",), runtime)
+
+
+def legalize_spmd_launches() -> Any:
+    """LegalizeSpmdLaunches as a `pypto.passes.Pass` (no configuration: the seed's "needs no flag")."""
+    return _make_pass(SPMD_PASS, SPMD_PROPERTIES, ("spmd",), None)
+
+
+def default_pipeline(runtime: str | Any | None = None, *, analyze_auto_scopes_for_deps: bool = False) -> Any:
+    """PyPTO's Default strategy with both passes inserted by pass name, as a `passes.PassPipeline`:
+    LegalizeSpmdLaunches immediately before DeriveCallDirections (and so after
+    LowerL2TensorCollectives, where the strategy has it), LegalizeGraphBoundary after the final
+    Simplify, immediately before MaterializeRuntimeScopes.  `runtime` is LegalizeGraphBoundary's
+    (see `legalize_graph_boundary`).  Build the pipeline inside the `PassContext` it runs in:
+    PyPTO's strategy fixes its pass list from that context's memory planner.
+    Raises `PipelineError` when the strategy lacks an anchor or already has either pass."""
+    from pypto import passes
+    from pypto.ir.pass_manager import OptimizationStrategy, PassManager
+
+    manager = PassManager.get_strategy(OptimizationStrategy.Default, analyze_auto_scopes_for_deps=analyze_auto_scopes_for_deps)
+    ordered = insert_passes(list(manager.passes), legalize_spmd_launches(), legalize_graph_boundary(runtime))
+    pipeline = passes.PassPipeline()
+    for one in ordered:
+        pipeline.add_pass(one)
+    return pipeline
+
+
+def insert_passes(strategy: Sequence[Any], spmd: Any, graph: Any) -> list[Any]:
+    """`strategy` (passes in execution order) with `spmd` and `graph` at the seeds' positions."""
+    names = [p.get_name() for p in strategy]
+    for present in (GRAPH_PASS, SPMD_PASS):
+        if present in names:
+            raise PipelineError(f"the strategy already runs {present}; inserting legalog's as well would run it twice")
+    spmd_at = _index(names, SPMD_BEFORE, SPMD_PASS)
+    if SPMD_AFTER in names and names.index(SPMD_AFTER) > spmd_at:
+        raise PipelineError(f"{SPMD_PASS} must run after {SPMD_AFTER} and before {SPMD_BEFORE}, "
+                            f"but this strategy runs {SPMD_AFTER} after {SPMD_BEFORE}")  # fmt: skip
+    graph_at = _index(names, GRAPH_BEFORE, GRAPH_PASS)
+    simplify = [i for i, name in enumerate(names) if name == GRAPH_AFTER]
+    if not simplify or simplify[-1] > graph_at:
+        wrong = f"its last {GRAPH_AFTER} runs after {GRAPH_BEFORE}" if simplify else f"it has no {GRAPH_AFTER} before {GRAPH_BEFORE}"
+        raise PipelineError(f"{GRAPH_PASS} runs after the final {GRAPH_AFTER}, immediately before {GRAPH_BEFORE}, "
+                            f"but in this strategy {wrong}")  # fmt: skip
+    # Insert the later position first, so the earlier index stays valid.
+    ordered = list(strategy)
+    for at, one in sorted(((spmd_at, spmd), (graph_at, graph)), key=lambda pair: pair[0], reverse=True):
+        ordered.insert(at, one)
+    return ordered
+
+
+def _index(names: list[str], anchor: str, for_pass: str) -> int:
+    if anchor not in names:
+        raise PipelineError(f"cannot place {for_pass}: the strategy has no {anchor} pass (passes: {', '.join(names)})")
+    return names.index(anchor)
+
+
+# ------------------------------------------------------------------------------------ the passes
+
+
+def _make_pass(name: str, properties: Properties, chosen: tuple[PassName, ...], runtime: str | Any | None) -> Any:
+    from pypto import passes
+
+    if runtime is not None:
+        _runtime_name(runtime)  # a wrong runtime is an error when the pass is made, not when it runs
+    declared = passes.PassProperties(_property_set(properties.required), _property_set(properties.produced),
+                                     _property_set(properties.invalidated))  # fmt: skip
+    return passes.create_program_pass(functools.partial(_transform, name, chosen, runtime), name, declared)
+
+
+def _property_set(names: tuple[str, ...]) -> Any:
+    from pypto import passes
+
+    found = passes.IRPropertySet()
+    for name in names:
+        found.insert(getattr(passes.IRProperty, name))
+    return found
+
+
+def _runtime_name(runtime: str | Any | None) -> str:
+    """legalog's runtime name for `runtime`, or for the active PassContext's when None."""
+    from pypto import passes
+
+    from legalog.pipeline import RUNTIMES
+
+    if isinstance(runtime, str):
+        if runtime not in RUNTIMES:
+            raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)} or a passes.RuntimeKind")
+        return runtime
+    if runtime is None:
+        context = passes.PassContext.current()
+        runtime = context.get_runtime() if context is not None else passes.RuntimeKind.TENSORMAP_AND_RINGBUFFER
+    return str(passes.runtime_kind_to_name(runtime))
+
+
+def _transform(name: str, chosen: tuple[PassName, ...], runtime: str | Any | None, program: Any) -> Any:
+    """One pass over `program`: the same Program when legal, the re-parsed rewrite, or an error."""
+    from pypto.ir.printer import python_print
+
+    from legalog import pipeline
+
+    # format=False is the printing PyPTO's dumps (and so legalog's corpus) use.
+    text = python_print(program, format=False)
+    analysis = pipeline.analyze(text, path=f"<{name} input>", runtime=_runtime_name(runtime), passes=chosen)
+    if analysis.status == "error":  # legalog cannot read PyPTO's own printing: legalog's failure
+        import pypto
+
+        raise pypto.InternalError(_message(f"{name} (legalog) cannot read the printed program", analysis.errors, text))
+    if analysis.status == "rejected":
+        raise _rejection_type()(name, analysis.errors, _message(f"{name} (legalog) rejects the program", analysis.errors, text))
+    if analysis.status == "legal":
+        return program  # nothing changed: keep PyPTO's own nodes and spans
+    return _reparse(name, analysis.legalized_text() or "")
+
+
+def _reparse(name: str, text: str) -> Any:
+    import pypto
+    import pypto.language as pl
+
+    try:
+        return pl.parse(text, filename=f"<{name} output>")
+    except Exception as err:  # any parser failure here is legalog's, and said so
+        raise pypto.InternalError(f"{name} (legalog): PyPTO's parser rejects legalog's rewrite: "
+                                  f"{type(err).__name__}: {err}") from err  # fmt: skip
+
+
+@functools.cache
+def _rejection_type() -> type[Exception]:
+    """`PassRejected`, made on first use because its base, `pypto.pypto_core.ValueError`, needs pypto."""
+    from pypto import pypto_core
+
+    def init(self: Any, pass_name: str, diagnostics: tuple[Diagnostic, ...], message: str) -> None:
+        pypto_core.ValueError.__init__(self, message)
+        self.pass_name = pass_name
+        self.diagnostics = diagnostics
+
+    doc = ("A legalog pass rejected the program. `diagnostics` are legalog's (code, function, line, "
+           "column, message); lines count in the pass's printed input. A `pypto.pypto_core.ValueError`, as "
+           "PyPTO's own passes raise on a program they reject.")  # fmt: skip
+    return type("PassRejected", (pypto_core.ValueError,), {"__init__": init, "__doc__": doc, "__module__": __name__})
+
+
+def _message(headline: str, errors: tuple[Diagnostic, ...], text: str) -> str:
+    """One line per diagnostic (code, function, line:column, message) and the printed line it names."""
+    lines = text.splitlines()
+    out = [f"{headline}: {len(errors)} error(s)"]
+    for d in errors:
+        where = f"in `{d.function}` " if d.function else ""
+        out.append(f"  {d.code} {where}at line {d.line}:{d.column}: {d.message}")
+        if 1 < d.line <= len(lines):  # line 1 is the header; the verifier's findings point there
+            out.append(f"      {d.line} | {lines[d.line - 1].strip()[:200]}")
+    return "\n".join(out)
+
+
+def __getattr__(attr: str) -> Any:  # `legalog.pypto.PassRejected`, made when first asked for
+    if attr == "PassRejected":
+        return _rejection_type()
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+
+
+__all__ = ["GRAPH_PASS", "SPMD_PASS", "PipelineError", "Properties", "default_pipeline", "insert_passes",
+           "legalize_graph_boundary", "legalize_spmd_launches"]  # fmt: skip

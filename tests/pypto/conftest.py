@@ -1,0 +1,40 @@
+"""PyPTO itself, for the tests of legalog's passes inside its pipeline.
+
+The build beside the clone (`../shared/oracle`, see its README) is imported once per session, by
+the oracle tests' loader (`tests.oracle.pypto_oracle.load`, which also sets the backend the corpus
+was printed for and keeps PyPTO's statically registered formatter from aborting the process at
+exit): importing it costs seconds (torch).  Without that folder the tests here are skipped, saying
+so; with it, a failure to import is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.oracle.pypto_oracle import ORACLE_DIR, available, load
+
+
+@pytest.fixture(scope="session")
+def pypto() -> SimpleNamespace:
+    """`pl`, `ir`, `passes` and codegen (`generate`) of the oracle build, and the package itself."""
+    if not available():
+        pytest.skip(f"no PyPTO build at {ORACLE_DIR}: the tests of legalog inside PyPTO's pipeline need it")
+    oracle = load()
+    import pypto
+    from pypto.backend.pto_backend import generate
+
+    return SimpleNamespace(pypto=pypto, pl=oracle.pl, ir=oracle.ir, passes=oracle.passes, generate=generate)
+
+
+@pytest.fixture
+def hbg(pypto: SimpleNamespace) -> Callable[..., Any]:
+    """A PassContext for host_build_graph (the runtime Graph functions need) with instruments."""
+
+    def context(*instruments: object) -> Any:
+        return pypto.passes.PassContext(list(instruments), runtime=pypto.passes.RuntimeKind.HOST_BUILD_GRAPH)
+
+    return context

@@ -1,0 +1,177 @@
+"""legalog.pypto's two passes and the pipeline they are placed in, one behaviour at a time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import legalog
+from legalog import pypto as lp
+from tests.conftest import CORPUS, REPO
+
+GRAPH = CORPUS / "graph"
+
+
+@dataclass(frozen=True)
+class Named:
+    """Stands in for a `passes.Pass` where only the name matters."""
+
+    name: str
+
+    def get_name(self) -> str:
+        return self.name
+
+
+def names(passes: list[Named]) -> list[str]:
+    return [p.get_name() for p in passes]
+
+
+# --------------------------------------------------------------------- without PyPTO
+
+
+def test_importing_legalog_and_its_pypto_module_imports_neither_pypto_nor_torch() -> None:
+    probe = "import sys, legalog, legalog.pypto; print(sorted({'pypto', 'torch'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+STRATEGY = ["ConvertToSSA", "Simplify", "LowerL2TensorCollectives", "FuseCreateAssembleToSlice", "DeriveCallDirections",
+            "AutoDeriveTaskDependencies", "Simplify", "MaterializeRuntimeScopes", "ClassifyIterArgCarry"]  # fmt: skip
+
+
+def test_passes_go_before_their_anchors_found_by_name() -> None:
+    placed = lp.insert_passes([Named(n) for n in STRATEGY], Named(lp.SPMD_PASS), Named(lp.GRAPH_PASS))
+    assert names(placed) == ["ConvertToSSA", "Simplify", "LowerL2TensorCollectives", "FuseCreateAssembleToSlice",
+                             lp.SPMD_PASS, "DeriveCallDirections", "AutoDeriveTaskDependencies", "Simplify",
+                             lp.GRAPH_PASS, "MaterializeRuntimeScopes", "ClassifyIterArgCarry"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("strategy", "says"),
+    [
+        ([n for n in STRATEGY if n != "DeriveCallDirections"], "no DeriveCallDirections pass"),
+        ([n for n in STRATEGY if n != "MaterializeRuntimeScopes"], "no MaterializeRuntimeScopes pass"),
+        ([n for n in STRATEGY if n != "Simplify"], "it has no Simplify before MaterializeRuntimeScopes"),
+        ([*STRATEGY, "Simplify"], "its last Simplify runs after MaterializeRuntimeScopes"),
+        (["DeriveCallDirections", "LowerL2TensorCollectives", "Simplify", "MaterializeRuntimeScopes"],
+         "runs LowerL2TensorCollectives after DeriveCallDirections"),
+        ([*STRATEGY, lp.GRAPH_PASS], "already runs LegalizeGraphBoundary"),
+    ],
+)  # fmt: skip
+def test_a_strategy_without_the_anchors_is_a_clear_error(strategy: list[str], says: str) -> None:
+    with pytest.raises(lp.PipelineError, match=says):
+        lp.insert_passes([Named(n) for n in strategy], Named(lp.SPMD_PASS), Named(lp.GRAPH_PASS))
+
+
+def test_library_runs_one_pass_alone() -> None:
+    """At the SPMD position a Graph is not legalized yet: the SPMD pass alone leaves it as it is."""
+    text = (GRAPH / "a14_manual_graph_barrier.spmd_input.py").read_text()
+    spmd = legalog.analyze(text, passes=("spmd",))
+    graph = legalog.analyze(text, passes=("graph",))
+    assert spmd.graphs == () and spmd.status == "rewritten" and [d.outcome for d in spmd.launches].count("guarded") == 1
+    assert graph.launches == () and [g.function for g in graph.graphs if g.changes_anything] == ["fan"]
+    with pytest.raises(ValueError, match="non-empty subset"):
+        legalog.analyze(text, passes=("lint",))
+
+
+# --------------------------------------------------------------------- with PyPTO
+
+
+def prop_names(found: Any) -> set[str]:
+    return {str(p).split(".")[-1] for p in found.to_list()}
+
+
+def test_properties_are_the_seeds_in_pypto_names(pypto: SimpleNamespace) -> None:
+    graph, spmd = lp.legalize_graph_boundary(), lp.legalize_spmd_launches()
+    assert (graph.get_name(), spmd.get_name()) == ("LegalizeGraphBoundary", "LegalizeSpmdLaunches")
+    assert prop_names(graph.get_required_properties()) == {"SplitIncoreOrch", "CallDirectionsResolved"}
+    assert prop_names(graph.get_produced_properties()) == {"CallDirectionsResolved"}
+    assert prop_names(graph.get_invalidated_properties()) == set()
+    assert prop_names(spmd.get_required_properties()) == {"NoNestedCalls", "ReturnParamsExplicit"}
+    assert prop_names(spmd.get_produced_properties()) == {"NormalizedStmtStructure"}
+    assert prop_names(spmd.get_invalidated_properties()) == {
+        "CallDirectionsResolved", "RuntimeScopesMaterialized", "IterArgCarryClassified"}  # fmt: skip
+    assert not hasattr(pypto.passes.IRProperty, "GraphBoundaryLegalized")  # hence lp.UNMAPPED
+    assert set(lp.UNMAPPED) == {"GraphBoundaryLegalized"}
+
+
+def test_default_pipeline_is_the_default_strategy_with_both_passes_in_place(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    from pypto.ir.pass_manager import OptimizationStrategy, PassManager
+
+    with hbg():
+        default = PassManager.get_strategy(OptimizationStrategy.Default).pass_names
+        ours = lp.default_pipeline().get_pass_names()
+    assert [n for n in ours if n not in (lp.GRAPH_PASS, lp.SPMD_PASS)] == default
+    assert ours[ours.index(lp.SPMD_PASS) + 1] == "DeriveCallDirections"
+    assert ours[ours.index(lp.GRAPH_PASS) - 1 : ours.index(lp.GRAPH_PASS) + 2] == [
+        "Simplify", lp.GRAPH_PASS, "MaterializeRuntimeScopes"]  # fmt: skip
+    assert "Simplify" not in ours[ours.index(lp.GRAPH_PASS) :]
+
+
+def parsed(pypto: SimpleNamespace, name: str) -> Any:
+    return pypto.pl.parse((GRAPH / name).read_text(), filename=name)
+
+
+def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    name = "a11_reject_dynamic_control.graph_input.py"
+    program = parsed(pypto, name)
+    before = pypto.ir.python_print(program, format=False)
+    expected = legalog.analyze(before, passes=("graph",)).errors  # lines count in the text the pass saw
+    on_dump = legalog.analyze((GRAPH / name).read_text(), passes=("graph",)).errors
+    with hbg(), pytest.raises(pypto.pypto.pypto_core.ValueError) as caught:
+        lp.legalize_graph_boundary()(program)
+    err = caught.value
+    assert isinstance(err, lp.PassRejected) and err.pass_name == "LegalizeGraphBoundary"
+    assert [(d.code, d.function, d.line, d.column, d.message) for d in err.diagnostics] == [
+        (d.code, d.function, d.line, d.column, d.message) for d in expected]  # fmt: skip
+    assert [(d.code, d.function, d.line) for d in err.diagnostics] == [(d.code, d.function, d.line) for d in on_dump]
+    assert {d.code for d in err.diagnostics} == {"GB109", "GB110", "GB112"}
+    for d in err.diagnostics:
+        assert f"{d.code} in `{d.function}` at line {d.line}:{d.column}: {d.message}" in str(err)
+    assert pypto.ir.python_print(program, format=False) == before  # the input is untouched
+
+
+def test_runtime_comes_from_the_pass_context_unless_given(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    program = parsed(pypto, "a01_row_shift.graph_input.py")
+    with hbg():
+        lp.legalize_graph_boundary()(program)  # host_build_graph: hoists, no error
+        with pytest.raises(lp.PassRejected, match="GB101"):
+            lp.legalize_graph_boundary(runtime="tensormap_and_ringbuffer")(program)
+    with pypto.passes.PassContext([]), pytest.raises(lp.PassRejected, match="GB101"):  # PyPTO's default runtime
+        lp.legalize_graph_boundary()(program)
+    with pypto.passes.PassContext([]):
+        lp.legalize_graph_boundary(runtime=pypto.passes.RuntimeKind.HOST_BUILD_GRAPH)(program)
+    with pytest.raises(ValueError, match="unknown runtime 'hbg'"):
+        lp.legalize_graph_boundary(runtime="hbg")
+
+
+def test_a_legal_program_comes_back_as_it_went_in(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    program = parsed(pypto, "a05_tile_sweep.graph_input.py")
+    with hbg():
+        out = lp.legalize_graph_boundary()(program)
+    assert out is program  # PyPTO's own nodes and spans, not a re-parse
+
+
+def test_an_spmd_launch_without_its_output_is_rejected_by_the_spmd_pass_alone(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    launch = "pl.spmd_submit(self.band, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)"
+    text = (GRAPH / "a09_orch_spmd_counts.spmd_input.py").read_text()
+    assert launch in text
+    program = pypto.pl.parse(text.replace(launch, launch.replace(" y__ssa_v0,", "")))
+    with hbg(), pytest.raises(lp.PassRejected) as caught:
+        lp.legalize_spmd_launches()(program)
+    assert caught.value.pass_name == "LegalizeSpmdLaunches"
+    assert [(d.code, d.function, d.line) for d in caught.value.diagnostics] == [("SP301", "main", 18)]
+    assert "'y__ssa_v0' (parameter 1) are not preallocated" in str(caught.value)
+
+
+def test_default_pipelines_runtime_is_the_graph_passes(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    program = pypto.pl.parse((GRAPH / "a01_row_shift.frontend.py").read_text())
+    with hbg(), pytest.raises(lp.PassRejected, match="GB101") as caught:
+        lp.default_pipeline(runtime="tensormap_and_ringbuffer").run(program)
+    assert caught.value.pass_name == "LegalizeGraphBoundary"
