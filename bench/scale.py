@@ -61,7 +61,7 @@ import sys
 from legalog.surfaces import batch
 from legalog.surfaces.dumps import Target
 template = batch.analyse_target(Target(sys.argv[1]))
-batch.analyse_job = lambda job: template.model_copy(update={"path": job.target.path})
+batch.analyse_job = lambda job: template.model_copy(update={"path": job.target.path}, deep=True)
 sys.argv[1:] = sys.argv[2:]
 """ + _WRAPPER
 
