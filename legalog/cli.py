@@ -1,7 +1,8 @@
 """The `legalog` command line (CONTRACT.md): check, fix, why, query, facts, schema.
 
 Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
-or unreadable input.  No traceback ever reaches a user: bad input is a PARSE diagnostic with
+or unreadable input; 3 an internal error (INTERNAL: a bug in legalog, or a file past `--timeout`).
+No traceback ever reaches a user (unless `--debug`): bad input is a PARSE diagnostic with
 file:line:col, and nothing half-written is left on disk (every write is temp file + rename).
 """
 
@@ -17,12 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
-EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    command = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(command)
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:
@@ -37,6 +39,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         print(f"legalog: {err.strerror or err}: {err.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_USAGE
+    except Exception as err:  # noqa: BLE001 - anything else is legalog's own bug: INTERNAL, exit 3
+        if getattr(args, "debug", False):
+            raise
+        from legalog.surfaces.internal import describe, report_hint
+
+        print(f"legalog: INTERNAL {describe(err)}\nlegalog: {report_hint(command)}", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 class UsageError(Exception):
@@ -69,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
     check.add_argument("--all-dumps", action="store_true",
                        help="in a passes_dump folder, check every dump instead of each pass's position")
+    check.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                       help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)")
     check.set_defaults(handler=_check)
 
     fix = sub.add_parser("fix", help="write the legalized program")
@@ -104,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
     schema.set_defaults(handler=_schema)
+    for command in (parser, *sub.choices.values()):  # `legalog --debug fix ...` or `legalog fix ... --debug`
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help="show the traceback of an internal error (a bug in legalog)")
     return parser
 
 
@@ -115,6 +129,16 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a finite number of seconds, 0 for no limit")
     return value
 
 
@@ -147,7 +171,9 @@ def _check(args: argparse.Namespace) -> int:
             print(f"passes_dump {target.describe()}", file=where)
     jobs = args.jobs or batch.default_jobs()
     show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(targets) > 1
-    results = _run_with_progress(targets, args.runtime, jobs) if show_bar else batch.run(targets, args.runtime, jobs)
+    timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
+    results = (_run_with_progress(targets, args.runtime, jobs, timeout) if show_bar
+               else batch.run(targets, args.runtime, jobs, timeout=timeout))  # fmt: skip
     if args.format == "json":
         print(report(results).model_dump_json(indent=2))
     elif args.format == "sarif":
@@ -157,7 +183,7 @@ def _check(args: argparse.Namespace) -> int:
     return _exit_status(results, args.fail_on)
 
 
-def _run_with_progress(targets, runtime: str, jobs: int):  # type: ignore[no-untyped-def]
+def _run_with_progress(targets, runtime: str, jobs: int, timeout: float | None):  # type: ignore[no-untyped-def]
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -166,11 +192,14 @@ def _run_with_progress(targets, runtime: str, jobs: int):  # type: ignore[no-unt
     columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task("check", total=len(targets))
-        return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task))
+        return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task), timeout=timeout)
 
 
 def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
-    if any(r.status == "error" for r in results):
+    errors = [r for r in results if r.status == "error"]
+    if any(d.code in ("INTERNAL", "TIMEOUT") for r in errors for d in r.diagnostics):
+        return EXIT_INTERNAL  # legalog failed on a file: its fault, not the input's
+    if errors:
         return EXIT_USAGE
     severities = {"error": ("error",), "warning": ("error", "warning"), "never": ()}[fail_on]
     if any(d.severity in severities for r in results for d in r.diagnostics):

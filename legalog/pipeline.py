@@ -19,6 +19,7 @@ from legalog.analyzer.explain import Explanation, explain
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
+from legalog.analyzer.wellformed import wellformed_diagnostics
 from legalog.extractor.lower import Lowering, lower
 from legalog.facts.store import FactStore
 from legalog.ir.errors import ParseError
@@ -112,6 +113,10 @@ def analyze(source: str | Program, path: str | None = None, runtime: str = "host
         program = parse(source, path) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
+    if refused := [d for d in wellformed_diagnostics(program) if d.severity == "error"]:
+        # What PyPTO's parser refuses, or recursion: the rules assume neither (a cyclic call
+        # graph would make them chase a callee's returns through itself), so they do not run.
+        return Analysis(path, program, tuple(refused))
     lowering, derived = solve(program, runtime)
     graphs = graph_decisions(program, lowering, derived)
     launches = decide_launches(program, lowering, derived)

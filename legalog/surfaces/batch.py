@@ -6,8 +6,10 @@ whose analysis crashes — even one that kills its worker process — is a resul
 from __future__ import annotations
 
 import os
-import traceback
-from collections.abc import Callable, Iterable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -17,6 +19,10 @@ from legalog.surfaces.report import DiagnosticModel, FileModel
 
 Progress = Callable[[FileModel], None]
 _GRAPH_ONLY = ("GB", "HC")
+_EVERY_POSITION = ("PARSE", "INTERNAL", "TIMEOUT", "IR")  # input and legalog failures: reported at every pass
+# Seconds one file may take (`check --timeout`): far above any real dump (the 5 MB, 2,100-function
+# synthetic one takes well under a minute), low enough that a stuck file cannot hold a CI job.
+DEFAULT_TIMEOUT = 300.0
 
 
 def collect(paths: Iterable[str | Path], all_dumps: bool = True) -> list[Path]:
@@ -46,16 +52,16 @@ def analyse_target(target: Target, runtime: str = "host_build_graph") -> FileMod
         model = file_model(analyze(program, path, runtime))
         return model if target.folder is None else _for_position(model, target)
     except Exception as err:  # noqa: BLE001 - a crash in one file must not stop a batch
-        where = traceback.extract_tb(err.__traceback__)[-1]
-        reason = f"internal error: {type(err).__name__}: {err} (at {Path(where.filename).name}:{where.lineno})"
-        return _error(target, reason, 1, 1)
+        from legalog.surfaces.internal import internal_reason
+
+        return _error(target, internal_reason(err), 1, 1, "INTERNAL")
 
 
 def _for_position(model: FileModel, target: Target) -> FileModel:
     """A passes_dump entry: the folder, the dump used, and only the diagnostics of the pass that
     runs at that dump's position (the other pass is judged on its own dump)."""
     keep = {"graph": _is_graph_code, "spmd": lambda c: not _is_graph_code(c)}.get(target.role, lambda c: True)
-    diagnostics = [d for d in model.diagnostics if d.code == "PARSE" or keep(d.code)]
+    diagnostics = [d for d in model.diagnostics if d.code.startswith(_EVERY_POSITION) or keep(d.code)]
     graphs = model.graphs if target.role != "spmd" else []
     launches = model.launches if target.role != "graph" else []
     status = model.status
@@ -71,24 +77,62 @@ def _is_graph_code(code: str) -> bool:
     return code.startswith(_GRAPH_ONLY)
 
 
-def _error(target: Target, reason: str, line: int, col: int) -> FileModel:
-    diag = DiagnosticModel(code="PARSE", severity="error", line=line, column=col, message=reason)
+def _error(target: Target, reason: str, line: int, col: int, code: str = "PARSE") -> FileModel:
+    from legalog.analyzer.codes import CODES
+
+    diag = DiagnosticModel(code=code, severity="error", line=line, column=col, message=reason, help=CODES[code].help)
     return FileModel(path=target.folder or target.path, status="error", diagnostics=[diag],
                      used_dump=target.path if target.folder else None)  # fmt: skip
 
 
-def _analyse_pair(args: tuple[Target, str]) -> FileModel:
+class AnalysisTimeout(BaseException):
+    """The time limit struck (a BaseException, so no `except Exception` on the way out of the
+    analysis mistakes it for that analysis's own failure)."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise `AnalysisTimeout` in the block after `seconds` of wall time (SIGALRM; a no-op off
+    the main thread or without a limit).  It interrupts legalog's own code at any stage."""
+    if not seconds or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def strike(_signum: int, _frame: object) -> None:
+        raise AnalysisTimeout
+
+    previous = signal.signal(signal.SIGALRM, strike)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+Task = tuple[Target, str, float | None]
+
+
+def _analyse_pair(args: Task) -> FileModel:
     from legalog.surfaces.cache import cached  # repeated runs over unchanged dumps answer from disk
 
-    return cached(args[0], args[1], analyse_target)
+    target, runtime, timeout = args
+    try:
+        with time_limit(timeout):
+            return cached(target, runtime, analyse_target)
+    except AnalysisTimeout:
+        reason = (f"analysis stopped after {timeout:g} s, the per-file time limit (`--timeout`); "
+                  "the other files are reported as usual")  # fmt: skip
+        return _error(target, reason, 1, 1, "TIMEOUT")
 
 
 def run(
     files: Sequence[Path | str | Target], runtime: str = "host_build_graph", jobs: int = 1,
-    progress: Progress | None = None,
+    progress: Progress | None = None, timeout: float | None = DEFAULT_TIMEOUT,
 ) -> list[FileModel]:  # fmt: skip
-    """Analyse every file; the result list is in the order of `files`."""
-    tasks = [(f if isinstance(f, Target) else Target(str(f)), runtime) for f in files]
+    """Analyse every file; the result list is in the order of `files`.  A file past `timeout`
+    seconds (None or 0: no limit) is an `error` entry with code TIMEOUT."""
+    tasks: list[Task] = [(f if isinstance(f, Target) else Target(str(f)), runtime, timeout) for f in files]
     if jobs <= 1 or len(tasks) <= 1:
         return [_report(_analyse_pair(t), progress) for t in tasks]
     return _run_pool(tasks, jobs, progress)
@@ -100,7 +144,7 @@ def _report(result: FileModel, progress: Progress | None) -> FileModel:
     return result
 
 
-def _run_pool(tasks: list[tuple[Target, str]], jobs: int, progress: Progress | None) -> list[FileModel]:
+def _run_pool(tasks: list[Task], jobs: int, progress: Progress | None) -> list[FileModel]:
     results: list[FileModel | None] = [None] * len(tasks)
     broken: list[int] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -130,12 +174,15 @@ def _result(future: Future[FileModel]) -> FileModel | None:
         return None
 
 
-def _isolated(task: tuple[Target, str]) -> FileModel:
+def _isolated(task: Task) -> FileModel:
     with ProcessPoolExecutor(max_workers=1) as pool:
         try:
             return pool.submit(_analyse_pair, task).result()
         except BrokenProcessPool:
-            return _error(task[0], "internal error: the analysis process died (killed, or out of memory)", 1, 1)
+            from legalog.surfaces.internal import report_hint
+
+            reason = f"the analysis process died (killed, or out of memory); {report_hint()}"
+            return _error(task[0], reason, 1, 1, "INTERNAL")
 
 
 def default_jobs() -> int:
