@@ -14,6 +14,7 @@ Any error here stops the analysis before the rules run (`pipeline.analyze`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import fields, is_dataclass
 
@@ -24,13 +25,20 @@ from legalog.ir.transform import walk_stmts
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _LAUNCH_FORMS = ("submit", "spmd_submit")
 _OUTPUT_DIRECTIONS = ("Out", "InOut")
+# `self.call_group(group, ...)` calls a function group of older dumps (corpus/SOURCES.md), not a
+# function named `call_group`
+_SELF_BUILTINS = frozenset({"call_group"})
 
 
 def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
     """Every violation, in source order."""
-    found = [*_duplicates(program), *_calls(program), *_recursion(program),
+    sites = {fn.name: list(call_sites(program, fn)) for fn in program.functions}
+    found = [*_duplicates(program), *_calls(program, sites), *_recursion(program, sites),
              *_integers(program), *_unannotated(program)]  # fmt: skip
     return sorted(found, key=lambda d: d.sort_key)
+
+
+Sites = dict[str, list[tuple[Call, str, str]]]
 
 
 # ------------------------------------------------------------------------------ call sites
@@ -43,15 +51,23 @@ def _nodes(node: object) -> Iterator[object]:
         item = stack.pop()
         if isinstance(item, tuple):
             stack.extend(reversed(item))
-        elif is_dataclass(item) and not isinstance(item, type):
+        elif (names := _child_fields(type(item))) is not None:
             yield item
-            stack.extend(reversed([getattr(item, f.name) for f in fields(item) if f.name != "span"]))
+            stack.extend(reversed([getattr(item, n) for n in names]))
+
+
+@functools.cache
+def _child_fields(kind: type) -> tuple[str, ...] | None:
+    """The fields of an IR node class that can hold nodes (None: not a node); once per class."""
+    if not is_dataclass(kind):
+        return None
+    return tuple(f.name for f in fields(kind) if f.name not in ("span", "comments"))
 
 
 def _callee(call: Call, prefix: str) -> tuple[str, str] | None:
     """(callee, form) of a call to a program function: `self.f(...)` is a call, and
     `pl.submit(self.f, ...)` / `pl.spmd_submit(self.f, ...)` a launch."""
-    if call.func.startswith("self."):
+    if call.func.startswith("self.") and call.func[5:] not in _SELF_BUILTINS:
         return call.func[5:], "call"
     form = call.func.removeprefix(f"{prefix}.")
     if form in _LAUNCH_FORMS and call.args and isinstance(call.args[0], Dotted) and call.args[0].path.startswith("self."):
@@ -70,12 +86,12 @@ def _at(code: str, span: Span, message: str, function: str, subject: str | None 
     return diagnostic(code, message, span.line, span.col, function=function, subject=subject)
 
 
-def _calls(program: Program) -> Iterator[Diagnostic]:
+def _calls(program: Program, sites: Sites) -> Iterator[Diagnostic]:
     """PyPTO's parser: the callee exists, and a call passes exactly its parameters; a Submit may
     leave out Out/InOut parameters (the runtime allocates them) but never passes more."""
     functions = {f.name: f for f in program.functions}
     for fn in program.functions:
-        for call, name, form in call_sites(program, fn):
+        for call, name, form in sites[fn.name]:
             callee = functions.get(name)
             if callee is None:
                 yield _at("IR402", call.span, f"`{fn.name}` {'calls' if form == 'call' else 'launches'} `{name}`, "
@@ -108,12 +124,12 @@ def _duplicates(program: Program) -> Iterator[Diagnostic]:
 # -------------------------------------------------------------------------------- recursion
 
 
-def _recursion(program: Program) -> Iterator[Diagnostic]:
+def _recursion(program: Program, sites: Sites) -> Iterator[Diagnostic]:
     """A call inside a cycle of the call graph (Tarjan's strongly connected components, so a
     cycle through any number of functions is found in linear time)."""
     functions = {f.name: f for f in program.functions}
     edges: dict[str, list[tuple[str, Call]]] = {
-        fn.name: [(callee, call) for call, callee, _form in call_sites(program, fn) if callee in functions]
+        fn.name: [(callee, call) for call, callee, _form in sites[fn.name] if callee in functions]
         for fn in program.functions
     }
     component = _components({f: [c for c, _ in out] for f, out in edges.items()})

@@ -44,6 +44,8 @@ def analyse_target(target: Target, runtime: str = "host_build_graph") -> FileMod
     from legalog.ir.parser import parse_file
 
     path = target.path
+    if Path(path).is_dir():  # a folder the search could not list
+        return _error(target, f"cannot read folder: {_listing_error(path)}", 1, 1)
     try:
         try:
             program = parse_file(path)
@@ -55,6 +57,14 @@ def analyse_target(target: Target, runtime: str = "host_build_graph") -> FileMod
         from legalog.surfaces.internal import internal_reason
 
         return _error(target, internal_reason(err), 1, 1, "INTERNAL")
+
+
+def _listing_error(folder: str) -> str:
+    try:
+        os.listdir(folder)
+    except OSError as err:
+        return err.strerror or str(err)
+    return "it changed while being searched"
 
 
 def _for_position(model: FileModel, target: Target) -> FileModel:

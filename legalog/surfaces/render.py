@@ -152,7 +152,9 @@ def render_sarif(files: Sequence[FileModel]) -> dict:
     ]  # fmt: skip
     driver = {"name": "legalog", "version": __version__, "informationUri": "https://github.com/hw-native-sys/pypto",
               "rules": rules}  # fmt: skip
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
+    # columns are characters (Unicode code points), not SARIF's default UTF-16 code units
+    run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def _uri(path: str) -> str:
