@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         print(f"legalog: {err.strerror or err}: {err.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_USAGE
-    except Exception as err:  # noqa: BLE001 - anything else is legalog's own bug: INTERNAL, exit 3
+    except Exception as err:  # anything else is legalog's own bug: INTERNAL, exit 3
         if getattr(args, "debug", False):
             raise
         from legalog.surfaces.internal import describe, report_hint

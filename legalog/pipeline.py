@@ -18,6 +18,7 @@ from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
 from legalog.analyzer.explain import Explanation, explain
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
+from legalog.analyzer.units import solve_units
 from legalog.analyzer.verifier import verify
 from legalog.analyzer.wellformed import wellformed_diagnostics
 from legalog.extractor.lower import Lowering, lower
@@ -28,7 +29,6 @@ from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
-from legalog.analyzer.units import solve_units
 from legalog.rules.engine import Derived, RuleProgram
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
 

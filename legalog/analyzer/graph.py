@@ -14,10 +14,10 @@ from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.extractor.lower import Lowering, var_name
+from legalog.facts.store import Row
 from legalog.ir.model import Assign, Expr, Name, Program, Span, Type
 from legalog.ir.printer import print_expr
 from legalog.ir.transform import substitute
-from legalog.facts.store import Row
 from legalog.rules.engine import Derived
 
 _SSA_ROLE = r"__(?:ssa|tmp|idx|iter|rv|phi)_v\d+(?:_\d+)?"
@@ -114,8 +114,8 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
     out = []
     for fn in graphs:
 
-        def local(rel: str) -> list[str]:
-            return sorted((str(r[0]) for r in grouped[rel].get(fn.name, ())), key=lambda v: _order(assign[v][0]))
+        def local(rel: str, function: str = fn.name) -> list[str]:
+            return sorted((str(r[0]) for r in grouped[rel].get(function, ())), key=lambda name: _order(assign[name][0]))
 
         def hoist(v: str, kind: HoistKind, direction: str, source: str | None = None) -> HoistedValue:
             stmt = lowering.stmts[assign[v][0]]
@@ -127,8 +127,8 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
         scalars = [hoist(v, "scalar", "In") for v in local("hoisted_scalar")]
         aliases = _aliases(grouped["scalar_alias"].get(fn.name, []), roots, assign)
         links = sorted(
-            ((var_name(v), var_name(w), _order(assign[v][0])) for v, w in grouped["same_buffer_edge"].get(fn.name, ())
-             if v in assign),
+            ((var_name(str(v)), var_name(str(w)), _order(assign[str(v)][0]))
+             for v, w in grouped["same_buffer_edge"].get(fn.name, ()) if v in assign),
             key=lambda t: t[2],
         )  # fmt: skip
         out.append(GraphDecision(
@@ -144,7 +144,7 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
 
 
 def _aliases(scalar_aliases: list[Row], roots: dict, assign: dict) -> tuple[tuple[str, str], ...]:
-    rows = [(v, roots[v]) for v, _ in scalar_aliases]
+    rows = [(str(v), str(roots[v])) for v, _ in scalar_aliases]
     rows.sort(key=lambda row: _order(assign[row[0]][0]))
     return tuple((var_name(v), var_name(r)) for v, r in rows)
 
@@ -294,7 +294,7 @@ def _culprit(derived: Derived, at: _Locator, v: str) -> str:
 
 def _view_culprit(derived: Derived, at: _Locator, v: str) -> str:
     operands = {r for w, r in derived["view_operand"] if w == v}
-    blocked = sorted(row for r in operands for row in at.blocking.get(r, ()))
+    blocked = sorted(row for r in operands for row in at.blocking.get(str(r), ()))
     return f": it depends on `{at.text(blocked[0][0])}` ({_REASONS.get(blocked[0][1], blocked[0][1])})" if blocked else ""
 
 

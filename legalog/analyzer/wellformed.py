@@ -51,13 +51,13 @@ def _nodes(node: object) -> Iterator[object]:
         item = stack.pop()
         if isinstance(item, tuple):
             stack.extend(reversed(item))
-        elif (names := _child_fields(type(item))) is not None:
+        elif (names := _child_fields(type(item))) is not None:  # type: ignore[arg-type]
             yield item
             stack.extend(reversed([getattr(item, n) for n in names]))
 
 
 @functools.cache
-def _child_fields(kind: type) -> tuple[str, ...] | None:
+def _child_fields(kind: type[object]) -> tuple[str, ...] | None:
     """The fields of an IR node class that can hold nodes (None: not a node); once per class."""
     if not is_dataclass(kind):
         return None
@@ -202,10 +202,10 @@ def _cycle(edges: dict[str, list[tuple[str, Call]]], start: str, goal: str, comp
                 previous[nxt] = node
                 queue.append(nxt)
     path: list[str] = []
-    node: str | None = goal
-    while node is not None:
-        path.append(node)
-        node = previous.get(node)
+    step: str | None = goal
+    while step is not None:
+        path.append(step)
+        step = previous.get(step)
     return list(reversed(path))
 
 
@@ -235,8 +235,8 @@ def _fold_once(node: object, memo: dict[int, int | None]) -> int | None:
         case Const(value=int() as v) if not isinstance(v, bool):
             return v
         case UnaryOp(op="-", operand=x):
-            v = _fold(x, memo)
-            return None if v is None else -v
+            inner = _fold(x, memo)
+            return None if inner is None else -inner
         case BinOp(op=op, left=left, right=right) if op in _FOLDS:
             a, b = _fold(left, memo), _fold(right, memo)
             if a is None or b is None:

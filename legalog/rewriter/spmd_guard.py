@@ -164,7 +164,7 @@ class _FunctionGuard:
                 call.span.line, call.span.col) in self.by_span:  # fmt: skip
                 return self.guard(self.by_span[(call.span.line, call.span.col)], s, call)
             case Assign(targets=targets, value=value):
-                kept = [replace(s, value=self.expr(value))]
+                kept: list[Stmt] = [replace(s, value=self.expr(value))]
                 self._rebound(targets)
                 return kept
             case ExprStmt(value=value):

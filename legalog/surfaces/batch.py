@@ -9,9 +9,9 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
 
 from legalog.surfaces.dumps import Target, plan
@@ -38,10 +38,10 @@ def analyse_file(path: str, runtime: str = "host_build_graph") -> FileModel:
 
 def analyse_target(target: Target, runtime: str = "host_build_graph") -> FileModel:
     """One target to its report entry (filtered to its pass for a passes_dump position); never raises."""
-    from legalog.pipeline import analyze
-    from legalog.surfaces.render import file_model
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_file
+    from legalog.pipeline import analyze
+    from legalog.surfaces.render import file_model
 
     path = target.path
     if Path(path).is_dir():  # a folder the search could not list

@@ -163,7 +163,7 @@ def test_facts_replaces_an_export_whole(tmp_path: Path) -> None:
 def test_facts_failing_midway_keeps_the_old_export(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:  # fmt: skip
-    import legalog.facts.store as store
+    from legalog.facts import store
 
     out = tmp_path / "facts"
     assert main(["facts", str(OTHER), "-o", str(out)]) == 0
