@@ -294,8 +294,9 @@ def _query(args: argparse.Namespace) -> int:
     if args.list == (args.query is not None):
         raise UsageError("give either a QUERY or --list")
     analysis = _load(args.file, args.runtime)
-    if analysis.full_derived is None:
-        raise UsageError(f"{args.file} could not be analysed")
+    if analysis.full_derived is None:  # stopped before the rules: say by what
+        why = "; ".join(f"{d.code} {d.line}:{d.column}: {d.message}" for d in analysis.errors)
+        raise UsageError(f"{args.file} could not be analysed{': ' + why if why else ''}")
     if args.list:
         return _list_relations(catalogue(analysis.full_derived), args.format)
     try:
