@@ -1,4 +1,4 @@
-"""Measures the engine layer (not a test): evaluate on a tiny program, the reset, fact throughput.
+"""Measures the pyDatalog backend (not a test): evaluate on a tiny program, the reset, fact throughput.
 
     python bench/engine_probe.py
 """
@@ -12,10 +12,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyDatalog import pyEngine, pyParser  # noqa: E402
-from pyDatalog.Logic import Logic  # noqa: E402
+from pyDatalog import pyEngine, pyParser
+from pyDatalog.Logic import Logic
 
-from legalog.rules.engine import RuleProgram, _active, _store_rows, evaluate  # noqa: E402
+from legalog.rules.backends.pydatalog import _active, _database, _store_rows, evaluate
+from legalog.rules.language import RuleProgram
 
 RULES = """# probe
 reach(X, Y) <= edge(X, Y)
@@ -40,6 +41,7 @@ def timed(fn, repeat: int) -> float:
 def main() -> None:
     t0 = time.perf_counter()
     rules = RuleProgram.from_texts({"probe.pyd": RULES})
+    database = _database(rules)
     print(f"RuleProgram build (lint + load + stratify), {len(RULES.splitlines()) - 1} rules: "
           f"{(time.perf_counter() - t0) * 1e3:.2f} ms")
 
@@ -48,7 +50,7 @@ def main() -> None:
     print(f"evaluate, no facts: {timed(lambda: evaluate(rules, {}), 200):.3f} ms")
 
     # The reset we use: restore the rules-only stores in place.
-    print(f"reset chosen (in-place restore of rules-only stores): {timed(rules._reset, 2000) * 1e3:.1f} us")
+    print(f"reset chosen (in-place restore of rules-only stores): {timed(database.reset, 2000) * 1e3:.1f} us")
 
     # Alternatives, for the record.
     def clear_and_reload() -> None:
@@ -67,11 +69,11 @@ def main() -> None:
     rows = [(f"v{i}", i) for i in range(n)]
 
     def direct() -> None:
-        with _active(rules._logic):
+        with _active(database.logic):
             pred = pyEngine.insert(pyEngine.Pred("bulk", 2))
             pred.prearity = 2
             _store_rows(pred, rows, {})
-            rules._reset()
+            database.reset()
 
     def engine_assert() -> None:
         Logic()

@@ -18,13 +18,13 @@ from typing import TypeVar
 
 from legalog.analyzer.graph import graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import decide_launches
-from legalog.analyzer.units import solve_units
 from legalog.analyzer.verifier import verify
 from legalog.analyzer.wellformed import wellformed_diagnostics
 from legalog.extractor.lower import lower
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
 from legalog.pipeline import pass_rules
+from legalog.rules.engine import evaluate
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 
@@ -44,7 +44,7 @@ def stages(path: str) -> dict[str, float]:
     program = timed("parse", lambda: parse(text, path))
     timed("checks", lambda: wellformed_diagnostics(program))
     lowering = timed("lower", lambda: lower(program))
-    derived = timed("solve", lambda: solve_units(lowering, pass_rules()))
+    derived = timed("solve", lambda: evaluate(pass_rules(), lowering.facts.as_mapping()))
     graphs = timed("graph_decisions", lambda: graph_decisions(program, lowering, derived))
     launches = timed("launch_decisions", lambda: decide_launches(program, lowering, derived))
     timed("graph_diagnostics", lambda: graph_diagnostics(program, lowering, derived))

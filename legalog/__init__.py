@@ -51,33 +51,43 @@ __all__ = [
 DEFAULT_RUNTIME = "host_build_graph"
 
 
-def analyze(source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME) -> Analysis:
+def analyze(
+    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME, engine: str | None = None
+) -> Analysis:
     """Analyse one program; never raises for bad input (an unreadable dump is an `Analysis` whose
-    status is `error`, with a PARSE diagnostic)."""
+    status is `error`, with a PARSE diagnostic).  `engine` evaluates the rules: "clingo" (the
+    default, or $LEGALOG_ENGINE) or "pydatalog" (the reference); both give the same answers."""
     from legalog import pipeline
     from legalog.surfaces.dumps import program_text
 
-    return pipeline.analyze(program_text(source), path, runtime)
+    return pipeline.analyze(program_text(source), path, runtime, engine)
 
 
-def legalize(source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME) -> Program:
+def legalize(
+    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME, engine: str | None = None
+) -> Program:
     """The legalized Program (print it with `print_program`); raises `LegalizeError`, carrying
     every error diagnostic, when the runtime cannot record the program."""
     from legalog import pipeline
     from legalog.surfaces.dumps import program_text
 
-    return pipeline.legalize(program_text(source), path, runtime)
+    return pipeline.legalize(program_text(source), path, runtime, engine)
 
 
 def explain(
-    source: str | Program | Any, function: str, var: str, path: str | None = None, runtime: str = DEFAULT_RUNTIME
+    source: str | Program | Any,
+    function: str,
+    var: str,
+    path: str | None = None,
+    runtime: str = DEFAULT_RUNTIME,
+    engine: str | None = None,
 ) -> Explanation:
     """Why `var` (SSA suffix optional) in `function` was hoisted, kept, rejected, removed, or is no
     boundary value; raises `WhyError` (with close candidates) for an unknown function or name."""
-    return analyze(source, path, runtime).explain(function, var)
+    return analyze(source, path, runtime, engine).explain(function, var)
 
 
-def preflight(source: str | Program | Any) -> list[Diagnostic]:
+def preflight(source: str | Program | Any, engine: str | None = None) -> list[Diagnostic]:
     """Codegen's check that every SPMD launch is proven positive or guarded: the launches it would
     refuse, as Diagnostics (empty when codegen may proceed)."""
     from legalog.analyzer.spmd import preflight as check
@@ -85,7 +95,7 @@ def preflight(source: str | Program | Any) -> list[Diagnostic]:
     from legalog.surfaces.dumps import program_text
 
     program = program_text(source)
-    return check(parse_text(program) if isinstance(program, str) else program)
+    return check(parse_text(program) if isinstance(program, str) else program, engine)
 
 
 _LAZY = {

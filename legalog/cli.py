@@ -1,4 +1,4 @@
-"""The `legalog` command line (CONTRACT.md): check, fix, why, query, facts, schema.
+"""The `legalog` command line (CONTRACT.md): check, merge, fix, why, query, facts, rule, schema.
 
 Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
 or unreadable input; 3 an internal error (INTERNAL: a bug in legalog, or a file past `--timeout`).
@@ -13,9 +13,10 @@ import difflib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -25,7 +26,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     command = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(command)
+    if getattr(args, "engine", None):
+        os.environ[ENV_VAR] = args.engine  # read where the rules are evaluated, in this process and its workers
     try:
+        resolve_engine()  # a bad $LEGALOG_ENGINE is a usage error here, not a crash in every worker
+    except ValueError as err:
+        print(f"legalog: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        _configure(args)
         return int(args.handler(args))
     except KeyboardInterrupt:
         print("legalog: interrupted", file=sys.stderr)
@@ -70,9 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)")
     check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     _runtime(check)
+    _engine(check)
     check.add_argument("--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)")
-    check.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
-                       help="which findings make the exit status 1 (default: error)")
+    check.add_argument("--fail-on", choices=("error", "warning", "never"), default=None,
+                       help="which findings make the exit status 1 (default: error, or the config's fail-on)")
+    check.add_argument("--verbose", action="store_true", help="also list the values kept in place, and why that is safe")
     check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     check.add_argument("--no-cache", action="store_true",
                        help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
@@ -80,23 +91,37 @@ def _parser() -> argparse.ArgumentParser:
                        help="in a passes_dump folder, check every dump instead of each pass's position")
     check.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                        help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)")
+    _scale_options(check)
     check.set_defaults(handler=_check)
 
+    merge = sub.add_parser("merge", help="combine the JSON reports of `check --shard K/N` into the whole batch's report")
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's `--format json` report")
+    merge.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    merge.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
+                       help="which findings make the exit status 1 (default: error)")
+    merge.set_defaults(handler=_merge)
+
     fix = sub.add_parser("fix", help="write the legalized program")
-    fix.add_argument("file", metavar="FILE")
+    fix.add_argument("paths", nargs="+", metavar="PATH",
+                     help="a dump; with --in-place or --diff also several, and folders (a passes_dump folder: its pass positions)")
     out = fix.add_mutually_exclusive_group(required=True)
-    out.add_argument("-o", "--output", metavar="OUT", help="where to write the legalized dump")
-    out.add_argument("--in-place", action="store_true", help="rewrite FILE itself (atomically)")
+    out.add_argument("-o", "--output", metavar="OUT", help="where to write the legalized dump (one FILE only)")
+    out.add_argument("--in-place", action="store_true", help="rewrite each dump itself (atomically)")
     out.add_argument("--diff", action="store_true", help="print a unified diff and write nothing")
     _runtime(fix)
+    _engine(fix)
+    fix.add_argument("--jobs", type=_positive, default=None, help="worker processes for many dumps (default: the machine's cores)")
+    fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     fix.set_defaults(handler=_fix)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
     why.add_argument("file", metavar="FILE")
     why.add_argument("--function", "-f", required=True, metavar="F", help="the function the value lives in")
     why.add_argument("--var", "-v", required=True, metavar="V", help="the value's name, with or without its SSA suffix")
-    why.add_argument("--format", choices=("text", "json"), default="text")
+    why.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text",
+                     help="dot: the derivation as a Graphviz graph; svg: rendered by Graphviz's `dot`")
     _runtime(why)
+    _engine(why)
     why.set_defaults(handler=_why)
 
     query = sub.add_parser("query", help="answer an ad-hoc Datalog query over facts and derived relations")
@@ -105,6 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--list", action="store_true", help="name every relation with its columns")
     query.add_argument("--format", choices=("text", "json"), default="text")
     _runtime(query)
+    _engine(query)
     query.set_defaults(handler=_query)
 
     facts = sub.add_parser("facts", help="export every extracted relation as Soufflé-style .facts files")
@@ -112,6 +138,11 @@ def _parser() -> argparse.ArgumentParser:
     facts.add_argument("-o", "--output", required=True, metavar="DIR")
     _runtime(facts)
     facts.set_defaults(handler=_facts)
+
+    rule = sub.add_parser("rule", help="document a diagnostic code: meaning, the runtime's reason, before/after, what to do")
+    rule.add_argument("code", nargs="?", metavar="CODE")
+    rule.add_argument("--all", action="store_true", help="every code")
+    rule.set_defaults(handler=_rule)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
     schema.set_defaults(handler=_schema)
@@ -121,15 +152,56 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _scale_options(check: argparse.ArgumentParser) -> None:
+    check.add_argument("--shard", type=_shard, metavar="K/N",
+                       help="check only the K-th of N parts of the inputs (by a stable hash of each path); "
+                            "`legalog merge` joins the parts' JSON reports")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help="the result cache, shareable by many processes and machines (default: "
+                            "$LEGALOG_CACHE_DIR, else ~/.cache/legalog)")
+    check.add_argument("--executor", choices=("local", "dask"), default="local",
+                       help="where files are analysed: local processes (--jobs) or a Dask cluster (--scheduler)")
+    check.add_argument("--scheduler", metavar="ADDRESS",
+                       help="the Dask scheduler for --executor dask (default: $LEGALOG_DASK_SCHEDULER)")
+
+
+def _shard(text: str):  # type: ignore[no-untyped-def]
+    from legalog.surfaces.shard import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _runtime(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--runtime", choices=RUNTIMES, default="host_build_graph", help="the runtime compiled for")
+    p.add_argument("--runtime", choices=RUNTIMES, default=None,
+                   help="the runtime compiled for (default: host_build_graph, or the config's runtime)")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="read [tool.legalog] from FILE (default: the nearest pyproject.toml above the first path)")
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _configure(args: argparse.Namespace) -> None:
+    """Fill what the command line left open from the configuration file (CLI overrides file)."""
+    if not hasattr(args, "config"):
+        return
+    from legalog.surfaces.config import ConfigError, resolve
+
+    paths = getattr(args, "paths", None) or [getattr(args, "file", ".")]
+    try:
+        args.project = resolve(paths, args.config)
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+    settings = args.project.settings
+    args.runtime = args.runtime or settings.runtime or "host_build_graph"
+    if hasattr(args, "fail_on"):
+        args.fail_on = args.fail_on or settings.fail_on or "error"
+
+
+def _engine(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", choices=ENGINES, default=None,
+                   help=f"the Datalog engine that evaluates the rules (default: ${ENV_VAR}, else {DEFAULT_ENGINE}); "
+                        "both give the same answers")
 
 
 def _seconds(text: str) -> float:
@@ -139,6 +211,13 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError("must be a finite number of seconds, 0 for no limit")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
     return value
 
 
@@ -153,46 +232,120 @@ def _version() -> str:
 
 def _check(args: argparse.Namespace) -> int:
     from legalog.surfaces import batch
-    from legalog.surfaces.dumps import plan
-    from legalog.surfaces.render import render_sarif, render_text, report
+    from legalog.surfaces.config import without_ignored
 
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    if args.no_cache and args.cache_dir:
+        raise UsageError("--no-cache and --cache-dir exclude each other")
     if args.no_cache:
         os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
-    targets = plan(args.paths, args.all_dumps)
-    if not targets:
-        raise UsageError("no *.py dumps found under the given paths")
-    # which dump stands for each pass's position: with the findings in text, on stderr otherwise
-    where = sys.stdout if args.format == "text" else sys.stderr
-    for target in targets:
-        if target.folder is not None:
-            print(f"passes_dump {target.describe()}", file=where)
+    targets = _planned(args)
+    indexed = list(enumerate(targets)) if args.shard is None else _shard_targets(targets, args)
+    mine = [t for _, t in indexed]
+    _say_positions(mine, args.format)
     jobs = args.jobs or batch.default_jobs()
-    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(targets) > 1
-    timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
-    results = (_run_with_progress(targets, args.runtime, jobs, timeout) if show_bar
-               else batch.run(targets, args.runtime, jobs, timeout=timeout))  # fmt: skip
-    if args.format == "json":
-        print(report(results).model_dump_json(indent=2))
-    elif args.format == "sarif":
-        print(json.dumps(render_sarif(results), indent=2))
-    else:
-        print(render_text(results))
+    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(mine) > 1
+    with _executor(args) as executor:
+        run = _run_with_progress if show_bar else batch.run
+        timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
+        results = run(mine, args.runtime, jobs, cache_dir=args.cache_dir, executor=executor, timeout=timeout)
+    results = without_ignored(results, args.project)
+    _print_report(results, args.format, _shard_run(results, indexed, targets, args), verbose=args.verbose)
     return _exit_status(results, args.fail_on)
 
 
-def _run_with_progress(targets, runtime: str, jobs: int, timeout: float | None):  # type: ignore[no-untyped-def]
+def _planned(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The dumps to analyse, less the config's `exclude`."""
+    from legalog.surfaces.dumps import plan
+
+    targets = [t for t in plan(args.paths, getattr(args, "all_dumps", False)) if not args.project.excluded(t.path)]
+    if not targets:
+        raise UsageError("no *.py dumps found under the given paths")
+    return targets
+
+
+def _shard_targets(targets, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from legalog.surfaces.shard import select
+
+    return select(targets, args.paths, args.shard)
+
+
+def _shard_run(results, indexed, targets, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """A shard's `run` block (what `merge` needs); None for an unsharded check."""
+    if args.shard is None:
+        return None
+    from legalog.surfaces.merge import run_block
+    from legalog.surfaces.shard import batch_digest
+
+    # every option that changes a result; merge refuses shards that disagree on one
+    options = {"runtime": args.runtime, "all_dumps": args.all_dumps, "engine": resolve_engine()}
+    return run_block(results, indexed, args.shard, batch_entries=len(targets),
+                     batch_digest=batch_digest(targets, args.paths), options=options)  # fmt: skip
+
+
+def _executor(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """A context holding the batch's executor (None: local processes)."""
+    import contextlib
+
+    if args.executor == "local":
+        if args.scheduler:
+            raise UsageError("--scheduler needs --executor dask")
+        return contextlib.nullcontext(None)
+    from legalog.surfaces.executors import DaskExecutor, ExecutorError
+
+    address = args.scheduler or os.environ.get("LEGALOG_DASK_SCHEDULER")
+    if not address:
+        raise UsageError("--executor dask needs --scheduler ADDRESS or $LEGALOG_DASK_SCHEDULER")
+    try:
+        return DaskExecutor(address)
+    except ExecutorError as err:
+        raise UsageError(str(err)) from None
+
+
+def _say_positions(targets, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    # which dump stands for each pass's position: with the findings in text, on stderr otherwise
+    where = sys.stdout if fmt == "text" else sys.stderr
+    for target in targets:
+        if target.folder is not None:
+            print(f"passes_dump {target.describe()}", file=where)
+
+
+def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = False) -> None:  # type: ignore[no-untyped-def]
+    from legalog.surfaces.render import render_sarif, render_text
+    from legalog.surfaces.report import ReportModel
+
+    if fmt == "json":
+        print(ReportModel(files=results, run=run).model_dump_json(indent=2))
+    elif fmt == "sarif":
+        print(json.dumps(render_sarif(results), indent=2))
+    else:
+        print(render_text(results, verbose=verbose, lines_of=lines_of))
+
+
+def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking", **options):  # type: ignore[no-untyped-def]
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from legalog.surfaces import batch
 
-    columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    columns = (TextColumn(verb), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task("check", total=len(targets))
-        return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task), timeout=timeout)
+        task = bar.add_task(verb, total=len(targets))
+        return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task), **options)
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from legalog.surfaces.merge import MergeError, load_report, merge
+
+    try:
+        merged = merge([(name, load_report(name)) for name in args.reports])
+    except MergeError as err:
+        raise UsageError(str(err)) from None
+    _say_positions(merged.targets, args.format)
+    _print_report(merged.files, args.format, lines_of=merged.lines_of)
+    return _exit_status(merged.files, args.fail_on)
 
 
 def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
@@ -229,8 +382,12 @@ def _load(path: str, runtime: str):  # type: ignore[no-untyped-def]
 
 
 def _fix(args: argparse.Namespace) -> int:
+    from legalog.surfaces.fixes import write_atomic
     from legalog.surfaces.render import file_model, render_text
 
+    if len(args.paths) > 1 or Path(args.paths[0]).is_dir():
+        return _fix_many(args)
+    args.file = args.paths[0]
     analysis = _load(args.file, args.runtime)
     text = analysis.legalized_text()
     if text is None:
@@ -248,25 +405,56 @@ def _fix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_atomic(target: Path, text: str) -> None:
-    """Write through a temporary file in the same folder and rename it over the target, so an
-    interrupted run never leaves a half-written dump.  A failure names `target`, never the
-    temporary file (which is gone by then)."""
-    if target.is_dir():
-        raise UsageError(f"{target} is a folder: give the path of the file to write")
-    tmp: str | None = None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException as err:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):
-            raise OSError(err.errno, f"cannot write: {err.strerror or err}", str(target)) from None
-        raise
+def _fix_many(args: argparse.Namespace) -> int:
+    """Many dumps: `check`'s batch, then each fixable dump written in place (or diffed)."""
+    from legalog.surfaces import batch, fixes
+    from legalog.surfaces.render import render_text
+
+    if args.output:
+        raise UsageError("-o names one output: give one FILE, or use --in-place / --diff for many")
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    targets = _planned(args)
+    for target in targets:
+        if target.folder is not None:
+            print(f"passes_dump {target.describe()}", file=sys.stderr)
+    digests = fixes.digests(targets)
+    jobs = args.jobs or batch.default_jobs()
+    show_bar = not args.no_progress and sys.stderr.isatty() and len(targets) > 1
+    verb = "diffing" if args.diff else "fixing"
+    models = _run_with_progress(targets, args.runtime, jobs, verb) if show_bar else batch.run(targets, args.runtime, jobs)
+    rejected = [m for m in models if m.status in ("rejected", "error")]
+    if rejected:
+        print(render_text(rejected, show_summary=False), file=sys.stderr)
+    if args.diff:
+        return _diff_many(targets, models)
+    results = fixes.apply(targets, models, digests)
+    for r in results:
+        if r.outcome != "legal":
+            print(f"legalog: {r.outcome}: {r.path}" + (f" ({r.reason})" if r.reason else ""), file=sys.stderr)
+    print(fixes.summary(results), file=sys.stderr)
+    if any(r.outcome == "error" for r in results):
+        return EXIT_USAGE
+    return EXIT_REJECTED if any(r.outcome == "rejected" for r in results) else EXIT_OK
+
+
+def _diff_many(targets, models) -> int:  # type: ignore[no-untyped-def]
+    from legalog.surfaces.fixes import fixed_text
+
+    status = EXIT_OK
+    for target, model in zip(targets, models):
+        if model.status == "error":
+            status = EXIT_USAGE
+            continue
+        original = Path(target.path).read_text(encoding="utf-8")
+        text = fixed_text(model, original)
+        if text is None:
+            status = max(status, EXIT_REJECTED if model.status != "legal" else EXIT_OK)
+            continue
+        sys.stdout.writelines(difflib.unified_diff(original.splitlines(True), text.splitlines(True),
+                                                   fromfile=target.path, tofile=f"{target.path} (legalized)"))  # fmt: skip
+    return status
 
 
 # ------------------------------------------------------------------------------ why, query
@@ -283,6 +471,14 @@ def _why(args: argparse.Namespace) -> int:
         raise UsageError(f"{err}{hint}") from None
     if args.format == "json":
         print(json.dumps(explanation.to_json(), indent=2))
+    elif args.format in ("dot", "svg"):
+        from legalog.surfaces.dot import GraphvizError, render_dot, render_svg
+
+        text = render_dot(explanation)
+        try:
+            sys.stdout.write(render_svg(text) if args.format == "svg" else text)
+        except GraphvizError as err:
+            raise UsageError(str(err)) from None
     else:
         print(explanation.render_text())
     return EXIT_OK
@@ -338,6 +534,24 @@ def _facts(args: argparse.Namespace) -> int:
     facts = extract(program, args.runtime)
     written = write_facts(facts.as_mapping(), INPUT_RELATIONS, Path(args.output))
     print(f"legalog: {facts.count()} facts in {len(written)} relations written to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _rule(args: argparse.Namespace) -> int:
+    from legalog.analyzer.codes import CODES
+    from legalog.surfaces.rule_docs import all_rules, rule_text
+
+    if args.all == (args.code is not None):
+        raise UsageError("give either a CODE or --all")
+    if args.all:
+        print(all_rules())
+        return EXIT_OK
+    code = args.code.upper()
+    if code not in CODES:
+        close = difflib.get_close_matches(code, list(CODES), n=3)
+        raise UsageError(f"unknown code {args.code}" + (f"; did you mean {', '.join(close)}?" if close else "")
+                         + " (`legalog rule --all` lists every code)")  # fmt: skip
+    print(rule_text(code))
     return EXIT_OK
 
 

@@ -37,6 +37,8 @@ class Analysis(Protocol):
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]: ...
     @property
+    def findings(self) -> tuple[Diagnostic, ...]: ...
+    @property
     def graphs(self) -> tuple[GraphDecision, ...]: ...
     @property
     def lowering(self) -> Lowering | None: ...
@@ -74,6 +76,24 @@ class WhyError(Exception):
         self.candidates = tuple(candidates)
 
 
+@dataclass(frozen=True, slots=True)
+class DerivationNode:
+    """One node of a derivation picture: the value, an expression, or a tensor on its provenance."""
+
+    id: str
+    label: str
+    role: Literal["value", "expr", "tensor"]
+    notes: tuple[str, ...] = ()
+    blocking: bool = False  # the leaf that kept the value from being hoisted
+
+
+@dataclass(frozen=True, slots=True)
+class DerivationEdge:
+    source: str
+    target: str
+    label: str
+
+
 @dataclass
 class Explanation:
     """One value's verdict and derivation; `evidence` holds every relation row cited."""
@@ -92,6 +112,8 @@ class Explanation:
     operands: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
     evidence: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+    nodes: list[DerivationNode] = field(default_factory=list)
+    edges: list[DerivationEdge] = field(default_factory=list)
 
     def cite(self, relation: str, *row: Any) -> None:
         if (relation, row) not in self.evidence:
@@ -104,6 +126,9 @@ class Explanation:
             "definition": self.definition, "tree": self.tree, "reasons": self.reasons,
             "provenance": self.provenance, "operands": self.operands, "diagnostics": self.diagnostics,
             "evidence": [{"relation": r, "row": list(row)} for r, row in self.evidence],
+            "graph": {"nodes": [{"id": n.id, "label": n.label, "role": n.role, "notes": list(n.notes),
+                                 "blocking": n.blocking} for n in self.nodes],
+                      "edges": [{"source": e.source, "target": e.target, "label": e.label} for e in self.edges]},
         }  # fmt: skip
 
     def render_text(self) -> str:
@@ -230,7 +255,8 @@ class _Explainer:
                          line=self.line_of(vid))  # fmt: skip
         if vid in self.assign:
             ex.definition = self.text(self.assign[vid][1], 160)
-        ex.diagnostics = [f"{d.code} line {d.line}:{d.column}: {d.message}" for d in self.a.diagnostics
+        found = sorted(self.a.diagnostics + self.a.findings, key=lambda d: d.sort_key)  # GB2xx: what the rewrite does
+        ex.diagnostics = [f"{d.code} line {d.line}:{d.column}: {d.message}" for d in found
                           if d.function == fn and d.subject is not None and plain_name(d.subject) == plain_name(ex.var)]  # fmt: skip
         if kind != "Graph":
             ex.cite("function", fn, kind)
@@ -239,7 +265,41 @@ class _Explainer:
         self.classify(vid, ex)
         for relation, row in self.cited:
             ex.cite(relation, *row)
+        self.derivation(vid, ex)
         return ex
+
+    # -- the same derivation as a graph (`why --format dot`)
+
+    def derivation(self, vid: str, ex: Explanation) -> None:
+        """The value, its definition's expression tree down to the leaves, and its provenance
+        through views, aliases and in-place calls; the blocking leaf cited above is marked."""
+        blocking = {row[1] for relation, row in ex.evidence if relation == "blocking"}
+        nodes: dict[str, DerivationNode] = {}
+        edges: list[DerivationEdge] = []
+        nodes[vid] = DerivationNode(vid, f"{ex.var}\n{ex.verdict.replace('_', ' ')} ({ex.kind})", "value")
+
+        def expr(x: str, parent: str, label: str, depth: int) -> None:
+            edges.append(DerivationEdge(parent, x, label))
+            if x in nodes or depth > 8 or len(nodes) > 80:
+                return
+            nodes[x] = DerivationNode(x, self.text(x, 60), "expr", tuple(self.node_notes(x)), x in blocking)
+            for i, child in sorted(self.children.get(x, [])):
+                expr(child, x, str(i), depth + 1)
+            for _x, v in self.rows("ref", x):  # a local name: follow it to its definition
+                if v in self.assign and not any(r[2] == v for r in self.d["param"]):
+                    expr(self.assign[v][1], x, f"{self.name(v)} =", depth + 1)
+
+        def tensor(v: str, depth: int) -> None:
+            for how, nxt in self.edges(v):
+                edges.append(DerivationEdge(v, nxt, how.removesuffix(" of").removesuffix(":")))
+                if nxt not in nodes and depth < 12 and len(nodes) <= 80:
+                    nodes[nxt] = DerivationNode(nxt, self.name(nxt) + self.origin(nxt).replace(" - ", "\n", 1), "tensor")
+                    tensor(nxt, depth + 1)
+
+        if vid in self.assign:
+            expr(self.assign[vid][1], vid, "=", 0)
+        tensor(vid, 0)
+        ex.nodes, ex.edges = list(nodes.values()), edges
 
     def kind_of(self, vid: str) -> str:
         classes = {c for v, c in self.d["var_class"] if v == vid}

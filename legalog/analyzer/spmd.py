@@ -149,14 +149,14 @@ def spmd_rules() -> RuleProgram:
     return RuleProgram.load(["base", "spmd"])
 
 
-def evaluate_spmd(lowering: Lowering) -> Derived:
-    return evaluate(spmd_rules(), lowering.facts.as_mapping())
+def evaluate_spmd(lowering: Lowering, engine: str | None = None) -> Derived:
+    return evaluate(spmd_rules(), lowering.facts.as_mapping(), engine)
 
 
-def analyze_spmd(program: Program, runtime: str = "host_build_graph") -> SpmdOutcome:
+def analyze_spmd(program: Program, runtime: str = "host_build_graph", engine: str | None = None) -> SpmdOutcome:
     """Lower, evaluate base+spmd, decide."""
     lowering = lower(program, runtime)
-    return decide_launches(program, lowering, evaluate_spmd(lowering))
+    return decide_launches(program, lowering, evaluate_spmd(lowering, engine))
 
 
 # ----------------------------------------------------------------------------- argument mapping
@@ -527,7 +527,7 @@ def _slots(
 # ------------------------------------------------------------------------------------ preflight
 
 
-def preflight(program: Program) -> list[Diagnostic]:
+def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     """Codegen's repeat of the arithmetic check (PyPTO's VerifySpmdLaunchGuards): every SPMD launch
     of an Orchestration/Opaque function must be proven positive, or legalization was skipped (or a
     later pass introduced an unguarded launch).
@@ -537,7 +537,7 @@ def preflight(program: Program) -> list[Diagnostic]:
     the guard is missing), with PyPTO's own wording.  codes.py gains no new code for this.
     """
     lowering = lower(program)
-    derived = evaluate_spmd(lowering)
+    derived = evaluate_spmd(lowering, engine)
     found: list[Diagnostic] = []
     contexts: dict[str, dict[int, _Context]] = {}
     for e, f, c, s in derived.sorted("spmd_site"):

@@ -15,8 +15,7 @@ from legalog.analyzer.graph import graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import decide_launches
 from legalog.extractor.lower import lower, var_name
 from legalog.ir.model import Program
-from legalog.analyzer.units import solve_units
-from legalog.rules.engine import RuleProgram
+from legalog.rules.engine import RuleProgram, evaluate
 from legalog.rules.programs import VERIFIER_RULES
 
 _ASSERTIONS = {
@@ -28,9 +27,9 @@ _ASSERTIONS = {
 }
 
 
-def verify(program: Program, runtime: str = "host_build_graph") -> list[Diagnostic]:
+def verify(program: Program, runtime: str = "host_build_graph", engine: str | None = None) -> list[Diagnostic]:
     lowering = lower(program, runtime)
-    derived = solve_units(lowering, RuleProgram.load(VERIFIER_RULES))
+    derived = evaluate(RuleProgram.load(VERIFIER_RULES), lowering.facts.as_mapping(), engine)
     found: list[Diagnostic] = []
     for relation, (code, text) in _ASSERTIONS.items():
         for row in derived.sorted(relation):

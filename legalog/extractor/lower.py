@@ -64,16 +64,9 @@ def var_name(vid: str) -> str:
 
 @dataclass
 class Lowering:
-    """The facts of one program, and the way back from every id to the node it names.
-
-    `facts` holds every function's facts.  `own` holds them function by function, and
-    `signatures` what a caller of an orchestration-level function sees of it (kind, parameters,
-    return statement), so each such function can be solved as a unit of its own: its facts plus
-    the signatures of what it launches (legalog/analyzer/units.py)."""
+    """The facts of one program, and the way back from every id to the node it names."""
 
     facts: FactStore
-    own: dict[str, FactStore] = field(default_factory=dict)
-    signatures: dict[str, FactStore] = field(default_factory=dict)
     exprs: dict[str, Expr] = field(default_factory=dict)
     stmts: dict[str, Stmt] = field(default_factory=dict)
 
@@ -87,13 +80,7 @@ def _lower(program: Program, runtime: str) -> Lowering:
     lowering = Lowering(FactStore())
     lowering.facts.add("target_runtime", runtime)
     for function in program.functions:
-        own = lowering.own[function.name] = FactStore()
-        _FunctionLowering(program, function, lowering, own).run()
-        lowering.facts.extend(own)
-        if function.type in FULL_BODY_KINDS:
-            # what callers see; its ids are tagged apart from the body's (`F/re0`, `F/rs0`)
-            signature = lowering.signatures[function.name] = FactStore()
-            _FunctionLowering(program, function, lowering, signature, signature_only=True).run()
+        _FunctionLowering(program, function, lowering, lowering.facts).run()
     return lowering
 
 
@@ -184,15 +171,11 @@ def trip_count(start: int, stop: int, step: int) -> int | None:
 
 
 class _FunctionLowering:
-    def __init__(
-        self, program: Program, function: Function, lowering: Lowering, facts: FactStore, signature_only: bool = False
-    ) -> None:
+    def __init__(self, program: Program, function: Function, lowering: Lowering, facts: FactStore) -> None:
         self.program = program
         self.fn = function
         self.out = lowering
         self.facts = facts
-        self.signature_only = signature_only
-        self.tag = "r" if signature_only else ""
         self.prefix = program.prefix + "."
         self.n_expr = 0
         self.n_stmt = 0
@@ -212,7 +195,7 @@ class _FunctionLowering:
             add("param", fn.name, pos, vid)
             add("param_dir", vid, p.direction)
             self._declare(vid, p.type)
-        if fn.type in FULL_BODY_KINDS and not self.signature_only:
+        if fn.type in FULL_BODY_KINDS:
             body = f"{fn.name}/body"
             add("function_body", body, fn.name)
             self.block(fn.body, None, body)
@@ -238,7 +221,7 @@ class _FunctionLowering:
             self.stmt(stmt, parent, list_id)
 
     def stmt(self, stmt: Stmt, parent: str | None, list_id: str) -> str:
-        sid = f"{self.fn.name}/{self.tag}s{self.n_stmt}"
+        sid = f"{self.fn.name}/s{self.n_stmt}"
         self.n_stmt += 1
         self.out.stmts[sid] = stmt
         add = self.facts.add
@@ -355,7 +338,7 @@ class _FunctionLowering:
     # ------------------------------------------------------------------------- expressions
 
     def expr(self, e: Expr, sid: str, in_predicate: bool = False) -> str:
-        eid = f"{self.fn.name}/{self.tag}e{self.n_expr}"
+        eid = f"{self.fn.name}/e{self.n_expr}"
         self.n_expr += 1
         self.out.exprs[eid] = e
         add = self.facts.add

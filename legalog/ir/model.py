@@ -9,10 +9,12 @@ Names follow IR_FORMAT.md (`../shared/design/IR_FORMAT.md`): expressions (§6), 
 statements (§5), functions (§3) and the module (§2).
 """
 
+# ruff: noqa: RUF009 - `_span()` and `_comments()` return `dataclasses.field(...)`, which the rule cannot see through
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias, Union
+from typing import Literal, TypeAlias
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +163,9 @@ class Opaque:
     span: Span = _span()
 
 
-Expr: TypeAlias = Union[
-    Name, Const, Dotted, BinOp, UnaryOp, Compare, BoolOp, Call, ListExpr, TupleExpr, DictExpr, Subscript, Opaque
-]
+Expr: TypeAlias = (
+    Name | Const | Dotted | BinOp | UnaryOp | Compare | BoolOp | Call | ListExpr | TupleExpr | DictExpr | Subscript | Opaque
+)
 
 # ---------------------------------------------------------------------------------------- types
 
@@ -206,7 +208,7 @@ class OtherType:
     span: Span = _span()
 
 
-Type: TypeAlias = Union[ScalarType, TensorType, ArrayType, TupleType, OtherType]
+Type: TypeAlias = ScalarType | TensorType | ArrayType | TupleType | OtherType
 
 Direction: TypeAlias = Literal["In", "Out", "InOut"]
 
@@ -293,7 +295,7 @@ class Jump:
     span: Span = _span()
 
 
-Stmt: TypeAlias = Union[Assign, ExprStmt, For, While, If, With, Return, Jump]
+Stmt: TypeAlias = Assign | ExprStmt | For | While | If | With | Return | Jump
 
 # ------------------------------------------------------------------------------ functions/module
 
@@ -332,6 +334,9 @@ class Function:
         return next((p for p in self.params if p.name == name), None)
 
 
+INDENT_STEP = "    "  # one block level in PyPTO's printer style (IR_FORMAT.md §1)
+
+
 @dataclass(frozen=True, slots=True)
 class SourceLayout:
     """The text a program was read from, and where each function sits in it, so that a function
@@ -340,7 +345,9 @@ class SourceLayout:
     text: str
     function_spans: tuple[tuple[int, int], ...]  # [start, end) character offsets, one per function
     originals: tuple[Function, ...]
-    indent: str
+    indent: str  # before each method's first line
+    step: str = INDENT_STEP  # what one more block level adds, so a reprinted function matches the rest
+    newline: str = "\n"  # the text's line break: "\n", "\r\n" or "\r"
 
 
 @dataclass(frozen=True, slots=True)

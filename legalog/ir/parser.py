@@ -14,10 +14,12 @@ import itertools
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Literal
 
 from legalog.ir.allocation import bulk_allocation
 from legalog.ir.errors import ParseError
 from legalog.ir.model import (
+    INDENT_STEP,
     ArrayType,
     Assign,
     BinOp,
@@ -56,6 +58,10 @@ from legalog.ir.model import (
 )
 
 _HEADER = re.compile(r"#\s*pypto\.program(?::\s*(?P<name>\S+))?")
+# A line and its end, where Python's tokenizer ends lines: at \n, \r\n or \r only.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_INDENT = " \t\f"  # what may precede a statement or comment on its line
 
 _BINOPS: dict[type, str] = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
@@ -99,6 +105,11 @@ def parse_file(path: str | Path) -> Program:
         data = Path(path).read_bytes()
     except OSError as err:
         raise ParseError(f"cannot read file: {err.strerror or err}", name) from None
+    return parse_bytes(data, name)
+
+
+def parse_bytes(data: bytes, name: str) -> Program:
+    """Parse a dump's bytes (read elsewhere: a batch worker on another machine gets them shipped)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -108,10 +119,21 @@ def parse_file(path: str | Path) -> Program:
     return parse(text, name)
 
 
+def source_lines(text: str) -> list[str]:
+    """The lines of `text` with their ends, numbered as `ast` numbers them.  Not `str.splitlines`,
+    which also breaks at \\x0b \\x0c \\x1c-\\x1e \\x85 \\u2028 \\u2029: a form feed in a comment
+    would shift every later line, and with it every function's span."""
+    return _LINE.findall(text)
+
+
+def _leading_whitespace(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(_INDENT))]
+
+
 def _character_columns(module: ast.Module, text: str) -> None:
     """`ast` gives columns as UTF-8 byte offsets; make them character offsets, in place, so a
     non-ASCII name earlier on a line does not move what a diagnostic points at."""
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     encoded: dict[int, bytes] = {}
 
     def column(line: int | None, offset: int | None) -> int | None:
@@ -154,10 +176,11 @@ class _Reader:
         self.text = text
         self.path = path
         self.prefix = "pl"
-        self.lines = text.splitlines(keepends=True)
+        self.lines = source_lines(text)
         # character offset of each line's start (and of the end): a function's span in O(1)
         self.line_starts = list(itertools.accumulate((len(line) for line in self.lines), initial=0))
-        self._expr_readers: dict[type, Callable[[ast.expr], Expr]] = {
+        # Each reader takes its own node class (dispatch is by `type(node)`), hence `Any`.
+        self._expr_readers: dict[type[ast.expr], Callable[[Any], Expr]] = {
             ast.Name: self._name,
             ast.Constant: self._constant,
             ast.Attribute: self._attribute,
@@ -193,8 +216,10 @@ class _Reader:
         if not methods:
             raise self.error(f"program `{cls.name}` has no `@{self.prefix}.function` method", cls)
         functions = tuple(self.function(m) for m in methods)
-        indent = " " * methods[0].col_offset
-        layout = SourceLayout(self.text, tuple(self._function_span(m) for m in methods), functions, indent)
+        indent, step = self._indents(methods[0])
+        newline = found.group() if (found := _NEWLINE.search(self.text)) else "\n"
+        spans = tuple(self._function_span(m) for m in methods)
+        layout = SourceLayout(self.text, spans, functions, indent, step, newline)
         name = header.group("name") if header and header.group("name") else cls.name
         return Program(name, self.prefix, dims, functions, layout)
 
@@ -227,6 +252,15 @@ class _Reader:
         if isinstance(value, ast.Call) and dotted_name(value.func) == f"{self.prefix}.dynamic":
             return node.targets[0].id
         return None
+
+    def _indents(self, method: ast.FunctionDef) -> tuple[str, str]:
+        """The text before a method's first line, and what its body adds to it: a function that
+        is reprinted indents as the ones kept byte-for-byte do (tabs stay tabs)."""
+        first = method.decorator_list[0].lineno if method.decorator_list else method.lineno
+        outer = _leading_whitespace(self.lines[first - 1])
+        inner = _leading_whitespace(self.lines[method.body[0].lineno - 1])
+        step = inner[len(outer) :] if inner.startswith(outer) and len(inner) > len(outer) else INDENT_STEP
+        return outer, step
 
     def _function_span(self, node: ast.FunctionDef) -> tuple[int, int]:
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
@@ -299,11 +333,11 @@ class _Reader:
         span = _span(node)
         if kind == "Scalar" and len(items) == 1 and (dt := self._dtype(items[0])):
             return ScalarType(dt, span=span)
-        if kind in ("Tensor", "Tile") and len(items) >= 2 and isinstance(items[0], ast.List):
-            if dt := self._dtype(items[1]):
-                shape = tuple(self.expr(e) for e in items[0].elts)
-                extras = tuple(self.expr(e) for e in items[2:])
-                return TensorType(kind, shape, dt, extras, span=span)  # type: ignore[arg-type]
+        tensor_like = kind in ("Tensor", "Tile") and len(items) >= 2 and isinstance(items[0], ast.List)
+        if tensor_like and (dt := self._dtype(items[1])):
+            shape = tuple(self.expr(e) for e in items[0].elts)  # type: ignore[attr-defined]
+            extras = tuple(self.expr(e) for e in items[2:])
+            return TensorType(kind, shape, dt, extras, span=span)  # type: ignore[arg-type]
         if kind == "Array" and len(items) == 2 and (dt := self._dtype(items[1])):
             return ArrayType(self.expr(items[0]), dt, span=span)
         if kind == "Tuple" and not (isinstance(node.slice, ast.Tuple) and not node.slice.elts):
@@ -367,9 +401,9 @@ class _Reader:
             return node.id, (), False
         if isinstance(node, ast.Tuple) and node.elts:
             *head, last = node.elts
-            if isinstance(last, ast.Tuple) and len(head) == 1 and isinstance(head[0], ast.Name):
-                if all(isinstance(e, ast.Name) for e in last.elts):
-                    return head[0].id, tuple(e.id for e in last.elts), True  # type: ignore[attr-defined]
+            carried = isinstance(last, ast.Tuple) and all(isinstance(e, ast.Name) for e in last.elts)
+            if carried and len(head) == 1 and isinstance(head[0], ast.Name):
+                return head[0].id, tuple(e.id for e in last.elts), True  # type: ignore[attr-defined]
             if all(isinstance(e, ast.Name) for e in node.elts):
                 return None, tuple(e.id for e in node.elts), True  # type: ignore[attr-defined]
         raise self.error("unsupported loop target: expected `i`, `i, (a, b)` or `(a,)`", node)
@@ -386,10 +420,11 @@ class _Reader:
         found: list[str] = []
         index = node.lineno - 2
         while index >= 0:
-            stripped = self.lines[index].strip()
-            if not stripped.startswith("#"):
+            # Only the indentation and the line end go: the comment's own bytes are kept.
+            comment = self.lines[index].lstrip(_INDENT).rstrip("\r\n")
+            if not comment.startswith("#"):
                 break
-            found.append(stripped)
+            found.append(comment)
             index -= 1
         return tuple(reversed(found))
 
@@ -426,8 +461,9 @@ class _Reader:
         operand = node.operand
         # A negative literal is one constant in the IR; `ast` splits it into minus and a literal.
         if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant):
-            if type(operand.value) in (int, float):
-                return Const(-operand.value, span=_span(node))
+            value = operand.value
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return Const(-value, span=_span(node))
         return UnaryOp(_UNARYOPS[type(node.op)], self.expr(operand), span=_span(node))  # type: ignore[arg-type]
 
     def _compare(self, node: ast.Compare) -> Expr:
@@ -437,7 +473,7 @@ class _Reader:
         return Compare(op, self.expr(node.left), self.expr(node.comparators[0]), span=_span(node))  # type: ignore[arg-type]
 
     def _boolop(self, node: ast.BoolOp) -> Expr:
-        op = "and" if isinstance(node.op, ast.And) else "or"
+        op: Literal["and", "or"] = "and" if isinstance(node.op, ast.And) else "or"
         return BoolOp(op, tuple(self.expr(v) for v in node.values), span=_span(node))
 
     def _call(self, node: ast.Call) -> Expr:

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import TypeAlias
 
 from legalog.ir.model import (
+    INDENT_STEP,
     ArrayType,
     Assign,
     BinOp,
@@ -59,7 +60,8 @@ from legalog.ir.model import (
 
 __all__ = ["PrintError", "print_expr", "print_function", "print_program", "print_type"]
 
-STEP = "    "
+STEP = INDENT_STEP
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class PrintError(ValueError):
@@ -380,11 +382,13 @@ def _param(p: Param, prefix: str) -> str:
 
 
 def _comment_lines(comments: tuple[str, ...], ind: str) -> list[str]:
+    """One `#` line per comment line, its text byte-for-byte (the reader keeps a comment's own bytes:
+    a form feed in it is no line break, hence no `str.splitlines`)."""
     lines: list[str] = []
     for comment in comments:
-        for line in comment.splitlines() or [""]:
-            text = line.strip()
-            lines.append(f"{ind}{text if text.startswith('#') else '# ' + text}".rstrip())
+        for line in _LINE_BREAK.split(comment):
+            text = line.lstrip(" \t")
+            lines.append(f"{ind}{text}" if text.startswith("#") else f"{ind}# {text}".rstrip())
     return lines
 
 
@@ -496,18 +500,26 @@ def _signature(f: Function, prefix: str) -> str:
     return f"def {f.name}({', '.join(params)}){_returns(f, prefix)}:"
 
 
-def print_function(f: Function, indent: str = STEP, prefix: str = "pl") -> str:
-    """One `@pl.function` method in PyPTO's raw style, indented by `indent`, ending in a newline."""
+def print_function(f: Function, indent: str = STEP, prefix: str = "pl", step: str = STEP, newline: str = "\n") -> str:
+    """One `@pl.function` method in PyPTO's raw style, indented by `indent` plus `step` per block
+    level, each line ended by `newline` (a reprinted function takes the layout of its dump)."""
     try:
         lines = [
-            *_comment_lines(f.comments, indent),
-            f"{indent}{_decorator(f, prefix)}",
-            f"{indent}{_signature(f, prefix)}",
-            *_block(f.body, indent + STEP, prefix),
+            *_comment_lines(f.comments, ""),
+            _decorator(f, prefix),
+            _signature(f, prefix),
+            *_block(f.body, STEP, prefix),
         ]
     except RecursionError:
         raise PrintError(f"function `{f.name}`: statements or types nested too deeply to print") from None
-    return "\n".join(lines) + "\n"
+    return "".join(_reindented(line, indent, step) + newline for line in lines)
+
+
+def _reindented(line: str, indent: str, step: str) -> str:
+    """A line printed at depth d (d STEPs before its text, which never starts with a space) at
+    `indent` plus d `step`s."""
+    text = line.lstrip(" ")
+    return indent + step * ((len(line) - len(text)) // len(STEP)) + text
 
 
 # --------------------------------------------------------------------------------------- program
@@ -530,9 +542,9 @@ def _canonical(p: Program) -> str:
     return _header(p) + (functions or f"{STEP}pass\n")
 
 
-_CLASS_RE = re.compile(r"^class\s+(\w+)\s*[:(]", re.M)
-_IMPORT_RE = re.compile(r"^(?:import pypto\.language as (\w+)|from pypto import language as (\w+))\s*$", re.M)
-_DYNAMIC_RE = re.compile(r"^(\w+)\s*=\s*(\w+)\.dynamic\(", re.M)
+_CLASS_RE = re.compile(r"^class\s+(\w+)\s*[:(]", re.MULTILINE)
+_IMPORT_RE = re.compile(r"^(?:import pypto\.language as (\w+)|from pypto import language as (\w+))\s*$", re.MULTILINE)
+_DYNAMIC_RE = re.compile(r"^(\w+)\s*=\s*(\w+)\.dynamic\(", re.MULTILINE)
 
 
 def _header_matches(head: str, p: Program) -> bool:
@@ -554,21 +566,27 @@ def _with_layout(p: Program, lay: SourceLayout) -> str:
     spans = lay.function_spans
     head = lay.text[: spans[0][0]]
     if not _header_matches(head, p):
-        head = _header(p)
+        head = _header(p).replace("\n", lay.newline)
+
+    def reprinted(f: Function) -> str:
+        return print_function(f, lay.indent, p.prefix, lay.step, lay.newline)
+
     if [f.name for f in p.functions] == [f.name for f in lay.originals]:
         pieces, pos = [head], spans[0][0]
         for f, original, (start, end) in zip(p.functions, lay.originals, spans):
             if f != original:
-                pieces += [lay.text[pos:start], print_function(f, lay.indent, p.prefix)]
+                pieces += [lay.text[pos:start], reprinted(f)]
                 pos = end
         return "".join(pieces) + lay.text[pos:]
     # Functions added, removed or reordered: reprint the function block, reusing the original
     # text of every function that is unchanged.
-    kept = {o.name: (o, lay.text[s:e]) for o, (s, e) in zip(lay.originals, spans)}
+    kept: dict[str, tuple[Function | None, str]] = {
+        o.name: (o, lay.text[s:e]) for o, (s, e) in zip(lay.originals, spans)
+    }
     body = []
     for f in p.functions:
-        original, text = kept.get(f.name, (None, ""))
-        body.append(text if f == original and text.endswith("\n") else print_function(f, lay.indent, p.prefix))
+        kept_original, text = kept.get(f.name, (None, ""))
+        body.append(text if kept_original == f and text.endswith(("\n", "\r")) else reprinted(f))
     return head + "".join(body) + lay.text[spans[-1][1] :]
 
 

@@ -24,6 +24,7 @@ from legalog.extractor.lower import expr_names
 from legalog.ir.model import (
     Assign,
     Call,
+    Const,
     DictExpr,
     Dotted,
     Expr,
@@ -63,17 +64,35 @@ def legalize_graphs(program: Program, decisions: tuple[GraphDecision, ...]) -> P
 def _rewrite_graph(fn: Function, plan: GraphDecision, program: Program) -> Function:
     gone = {h.name for h in plan.hoisted} | {alias for alias, _ in plan.aliases}
     body = rename(drop_bindings(fn.body, gone), dict(plan.aliases))
-    visible = {p.name for p in fn.params} | {h.name for h in plan.hoisted} | set(program.dynamic_dims)
-    new_params = tuple(Param(h.name, _visible_type(h.type, visible), h.direction) for h in plan.hoisted)
+    module_level = frozenset(program.dynamic_dims)
+    new_params = tuple(
+        Param(h.name, parameter_type(h.type, module_level, program.prefix), h.direction) for h in plan.hoisted
+    )
     return replace(fn, body=body, params=fn.params + new_params)
 
 
-def _visible_type(t: Type, visible: set[str]) -> Type:
-    """A type whose annotation extras (MemRef offsets, views) name only what is in scope;
-    extras that name a body local are dropped rather than left dangling."""
-    if isinstance(t, TensorType) and any(not (expr_names(x) <= visible) for x in t.extras):
-        return replace(t, extras=tuple(x for x in t.extras if expr_names(x) <= visible))
-    return t
+def parameter_type(t: Type, module_level: frozenset[str], prefix: str) -> Type:
+    """`t` as a parameter annotation PyPTO's parser reads.
+
+    A signature is resolved before any parameter or body local exists, so its annotations may
+    name only literals and module-level symbols (the dynamic dimensions): a body value's MemRef
+    offset (`woff * 256 * 4`) or a sibling parameter is a NameError on the `def` line.  A
+    parameter's MemRef therefore sits at offset `pl.const(0, pl.INT64)`, as every parameter
+    PyPTO prints does (replay patches the boundary tensor's address, so the callee never sees
+    the caller's offset); the base and size stay, so the view still names its source's
+    allocation.  Any other annotation extra that names something else is dropped."""
+    if not isinstance(t, TensorType):
+        return t
+    extras = tuple(x for x in (_at_offset_zero(x, prefix) for x in t.extras) if expr_names(x) <= module_level)
+    return t if extras == t.extras else replace(t, extras=extras)
+
+
+def _at_offset_zero(extra: Expr, prefix: str) -> Expr:
+    """`pl.MemRef(base, offset, size)` with its offset replaced by `pl.const(0, pl.INT64)`."""
+    if isinstance(extra, Call) and extra.func == f"{prefix}.MemRef" and len(extra.args) == 3:
+        base, _, size = extra.args
+        return replace(extra, args=(base, Const(0, "INT64"), size))
+    return extra
 
 
 # --------------------------------------------------------------------------------- call sites

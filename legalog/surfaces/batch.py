@@ -1,7 +1,9 @@
-"""Many dumps at once: collect them, analyse each in isolation (a process pool when asked), and
-return results in a stable order whatever the scheduling.  One file that cannot be read, or
-whose analysis crashes — even one that kills its worker process — is a result with status
-`error` and its reason; it never stops the others."""
+"""Many dumps at once: collect them, analyse each in isolation (a process pool when asked, or any
+`Executor`: legalog.surfaces.executors runs them on Dask), and return results in a stable order
+whatever the scheduling.  One file that cannot be read, or whose analysis crashes — even one that
+kills its worker process — is a result with status `error` and its reason; it never stops the
+others.  Results are the report's small entries (`FileModel`), never whole analyses, so memory
+grows with the report, not with the programs analysed."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from legalog.surfaces.dumps import Target, plan
@@ -20,9 +23,27 @@ from legalog.surfaces.report import DiagnosticModel, FileModel
 Progress = Callable[[FileModel], None]
 _GRAPH_ONLY = ("GB", "HC")
 _EVERY_POSITION = ("PARSE", "INTERNAL", "TIMEOUT", "IR")  # input and legalog failures: reported at every pass
-# Seconds one file may take (`check --timeout`): far above any real dump (the 5 MB, 2,100-function
+# Seconds one file may take (`check --timeout`): far above any real dump (the 5 MB, 1,656-function
 # synthetic one takes well under a minute), low enough that a stuck file cannot hold a CI job.
 DEFAULT_TIMEOUT = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """Everything one file's analysis needs, explicit (never read from the worker's environment)
+    so that it runs the same in a forked process or on another machine."""
+
+    target: Target
+    runtime: str = "host_build_graph"
+    cache_dir: str | None = None  # None: no result cache
+    data: bytes | None = None  # the dump's bytes, shipped to workers that cannot see the file
+    timeout: float | None = None  # seconds the analysis may take (None: no limit)
+
+
+# An executor runs `work` on every job and yields (index in the batch, result) as results complete,
+# in any order; `work` never raises, and a job whose worker fails anyway is the executor's to
+# report as that file's `error` result (`crash_result`).
+Executor = Callable[[Callable[[Job], FileModel], Sequence[Job]], Iterator[tuple[int, FileModel]]]
 
 
 def collect(paths: Iterable[str | Path], all_dumps: bool = True) -> list[Path]:
@@ -36,19 +57,20 @@ def analyse_file(path: str, runtime: str = "host_build_graph") -> FileModel:
     return analyse_target(Target(str(path)), runtime)
 
 
-def analyse_target(target: Target, runtime: str = "host_build_graph") -> FileModel:
-    """One target to its report entry (filtered to its pass for a passes_dump position); never raises."""
+def analyse_target(target: Target, runtime: str = "host_build_graph", data: bytes | None = None) -> FileModel:
+    """One target to its report entry (filtered to its pass for a passes_dump position); never
+    raises.  `data`: the dump's bytes when already read (default: read from `target.path`)."""
     from legalog.ir.errors import ParseError
-    from legalog.ir.parser import parse_file
+    from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import analyze
     from legalog.surfaces.render import file_model
 
     path = target.path
-    if Path(path).is_dir():  # a folder the search could not list
+    if data is None and Path(path).is_dir():  # a folder the search could not list
         return _error(target, f"cannot read folder: {_listing_error(path)}", 1, 1)
     try:
         try:
-            program = parse_file(path)
+            program = parse_file(path) if data is None else parse_bytes(data, path)
         except ParseError as err:
             return _error(target, err.reason, err.line, err.col)
         model = file_model(analyze(program, path, runtime))
@@ -91,8 +113,15 @@ def _error(target: Target, reason: str, line: int, col: int, code: str = "PARSE"
     from legalog.analyzer.codes import CODES
 
     diag = DiagnosticModel(code=code, severity="error", line=line, column=col, message=reason, help=CODES[code].help)
-    return FileModel(path=target.folder or target.path, status="error", diagnostics=[diag],
-                     used_dump=target.path if target.folder else None)  # fmt: skip
+    path, used_dump = target.report_paths()
+    return FileModel(path=path, status="error", diagnostics=[diag], used_dump=used_dump)
+
+
+def crash_result(job: Job, why: str) -> FileModel:
+    """The entry of a file whose worker failed outside the analysis (died, lost, unpicklable)."""
+    from legalog.surfaces.internal import report_hint
+
+    return _error(job.target, f"{why}; {report_hint()}", 1, 1, "INTERNAL")
 
 
 class AnalysisTimeout(BaseException):
@@ -120,32 +149,44 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-Task = tuple[Target, str, float | None]
-
-
-def _analyse_pair(args: Task) -> FileModel:
+def analyse_job(job: Job) -> FileModel:
+    """A worker's whole task: the analysis, through the result cache when the job names one."""
     from legalog.surfaces.cache import cached  # repeated runs over unchanged dumps answer from disk
 
-    target, runtime, timeout = args
+    def analyse(target: Target, runtime: str) -> FileModel:
+        return analyse_target(target, runtime) if job.data is None else analyse_target(target, runtime, job.data)
+
     try:
-        with time_limit(timeout):
-            return cached(target, runtime, analyse_target)
+        with time_limit(job.timeout):
+            if job.cache_dir is None:
+                return analyse(job.target, job.runtime)
+            return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=job.data)
     except AnalysisTimeout:
-        reason = (f"analysis stopped after {timeout:g} s, the per-file time limit (`--timeout`); "
+        reason = (f"analysis stopped after {job.timeout:g} s, the per-file time limit (`--timeout`); "
                   "the other files are reported as usual")  # fmt: skip
-        return _error(target, reason, 1, 1, "TIMEOUT")
+        return _error(job.target, reason, 1, 1, "TIMEOUT")
 
 
 def run(
     files: Sequence[Path | str | Target], runtime: str = "host_build_graph", jobs: int = 1,
-    progress: Progress | None = None, timeout: float | None = DEFAULT_TIMEOUT,
+    progress: Progress | None = None, *, cache_dir: str | Path | None = None, executor: Executor | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> list[FileModel]:  # fmt: skip
-    """Analyse every file; the result list is in the order of `files`.  A file past `timeout`
-    seconds (None or 0: no limit) is an `error` entry with code TIMEOUT."""
-    tasks: list[Task] = [(f if isinstance(f, Target) else Target(str(f)), runtime, timeout) for f in files]
-    if jobs <= 1 or len(tasks) <= 1:
-        return [_report(_analyse_pair(t), progress) for t in tasks]
-    return _run_pool(tasks, jobs, progress)
+    """Analyse every file; the result list is in the order of `files`.  `cache_dir`: the result
+    cache (default: the environment's, see legalog.surfaces.cache); `executor`: where the jobs run
+    (default: this process for `jobs` <= 1, else a pool of `jobs` processes); `timeout`: seconds a
+    file may take (None or 0: no limit), past which it is an `error` entry with code TIMEOUT."""
+    from legalog.surfaces.cache import default_root
+
+    root = str(cache_dir) if cache_dir is not None else default_root()
+    batch = [Job(f if isinstance(f, Target) else Target(str(f)), runtime, root, timeout=timeout or None) for f in files]
+    if executor is None:
+        executor = serial if jobs <= 1 or len(batch) <= 1 else process_pool(jobs)
+    results: list[FileModel | None] = [None] * len(batch)
+    for i, result in executor(analyse_job, batch):
+        results[i] = _report(result, progress)
+    return [r if r is not None else crash_result(batch[i], "the executor returned no result")
+            for i, r in enumerate(results)]  # fmt: skip
 
 
 def _report(result: FileModel, progress: Progress | None) -> FileModel:
@@ -154,27 +195,35 @@ def _report(result: FileModel, progress: Progress | None) -> FileModel:
     return result
 
 
-def _run_pool(tasks: list[Task], jobs: int, progress: Progress | None) -> list[FileModel]:
-    results: list[FileModel | None] = [None] * len(tasks)
-    broken: list[int] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_analyse_pair, t) for t in tasks]
-        try:
-            for i, future in enumerate(futures):
-                if (result := _result(future)) is None:
-                    broken.append(i)
-                else:
-                    results[i] = _report(result, progress)
-        except BaseException:  # Ctrl-C: drop the queue instead of finishing it
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    if broken:
-        # A worker died (a crash no `except` can catch): the pool is gone, and every unfinished
-        # file with it.  Re-run those one per process, so only the culprit is lost.
-        with ThreadPoolExecutor(max_workers=jobs) as threads:
-            for i, result in zip(broken, threads.map(lambda i: _isolated(tasks[i]), broken)):
-                results[i] = _report(result, progress)
-    return [r for r in results if r is not None]
+def serial(work: Callable[[Job], FileModel], batch: Sequence[Job]) -> Iterator[tuple[int, FileModel]]:
+    """This process, one job after another."""
+    for i, job in enumerate(batch):
+        yield i, work(job)
+
+
+def process_pool(jobs: int) -> Executor:
+    """A local pool of `jobs` processes; a worker that dies costs only its own file."""
+
+    def execute(work: Callable[[Job], FileModel], batch: Sequence[Job]) -> Iterator[tuple[int, FileModel]]:
+        broken: list[int] = []
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(work, job) for job in batch]
+            try:
+                for i, future in enumerate(futures):
+                    if (result := _result(future)) is None:
+                        broken.append(i)
+                    else:
+                        yield i, result
+            except BaseException:  # Ctrl-C, or the consumer stopped: drop the queue instead of finishing it
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+        if broken:
+            # A worker died (a crash no `except` can catch): the pool is gone, and every unfinished
+            # file with it.  Re-run those one per process, so only the culprit is lost.
+            with ThreadPoolExecutor(max_workers=jobs) as threads:
+                yield from zip(broken, threads.map(lambda i: _isolated(work, batch[i]), broken))
+
+    return execute
 
 
 def _result(future: Future[FileModel]) -> FileModel | None:
@@ -184,15 +233,12 @@ def _result(future: Future[FileModel]) -> FileModel | None:
         return None
 
 
-def _isolated(task: Task) -> FileModel:
+def _isolated(work: Callable[[Job], FileModel], job: Job) -> FileModel:
     with ProcessPoolExecutor(max_workers=1) as pool:
         try:
-            return pool.submit(_analyse_pair, task).result()
+            return pool.submit(work, job).result()
         except BrokenProcessPool:
-            from legalog.surfaces.internal import report_hint
-
-            reason = f"the analysis process died (killed, or out of memory); {report_hint()}"
-            return _error(task[0], reason, 1, 1, "INTERNAL")
+            return crash_result(job, "the analysis process died (killed, or out of memory)")
 
 
 def default_jobs() -> int:

@@ -1,13 +1,19 @@
-"""A content-hash cache of analysis results, for repeated batch runs over the same dumps.
+"""A content-addressed cache of analysis results, shareable by many processes and machines.
 
 The key is a SHA-256 of: the dump's bytes, legalog's version, a fingerprint of legalog's own
 sources and rule files (so an edited rule never serves a stale answer, version bump or not), and
-the options (runtime, and for a passes_dump position its folder and role).  An entry is the JSON
-of one `FileModel`.  Entries live under, in order of preference, ``$LEGALOG_CACHE_DIR``,
+the options that change a result (`key_options`: the runtime, the path the entry is reported
+under as given on the command line, and for a passes_dump position its folder and role; the
+rule engine).  Paths as given are relative in CI, so machines that check the same checkout the
+same way share entries.  An entry is the JSON of one `FileModel` with a SHA-256 of it.
+Entries live under ``check --cache-dir DIR`` or, in order of preference, ``$LEGALOG_CACHE_DIR``,
 ``$XDG_CACHE_HOME/legalog``, ``~/.cache/legalog``; ``LEGALOG_NO_CACHE=1`` turns the cache off.
 
-Writes are atomic (temp file in the same directory, then ``os.replace``), so a reader sees a whole
-entry or none; a corrupt or unreadable entry is ignored (and removed) and the dump re-analysed.
+Safe with concurrent writers: an entry is written to a temporary file in its own directory and
+renamed over the entry (atomic on POSIX file systems, NFS included), so a reader sees a whole
+entry or none, and two writers of one key write the same bytes.  An entry that does not parse,
+names another key or fails its checksum (a torn write after a machine crash) is ignored and
+rewritten by the next analysis; it is never deleted, which could race a writer's fresh entry.
 Only deterministic results are stored: an `error` result (a crash, an unreadable file) never is.
 A cache failure of any kind (read-only disk, full disk) never fails an analysis.
 """
@@ -21,12 +27,17 @@ import os
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["cache_dir", "cached", "enabled", "fingerprint", "key", "load", "store"]
+from legalog.rules.engine import resolve_engine
+
+if TYPE_CHECKING:
+    from legalog.surfaces.dumps import Target
+
+__all__ = ["cache_dir", "cached", "default_root", "enabled", "fingerprint", "key", "key_options", "load", "store"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
-_FORMAT = 1  # bump when the entry layout changes
+_FORMAT = 2  # bump when the entry layout changes
 T = TypeVar("T")
 
 
@@ -39,6 +50,11 @@ def cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "legalog"
+
+
+def default_root() -> str | None:
+    """The cache directory this process's environment asks for; None when the cache is off."""
+    return str(cache_dir()) if enabled() else None
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,31 +80,26 @@ def key(data: bytes, options: Mapping[str, Any]) -> str:
     return digest.hexdigest()
 
 
-def _entry(k: str, root: Path | None = None) -> Path:
-    return (root or cache_dir()) / k[:2] / f"{k}.json"
+def _entry(k: str, root: Path | str | None = None) -> Path:
+    return Path(root or cache_dir()) / k[:2] / f"{k}.json"
 
 
-def load(k: str, root: Path | None = None) -> dict | None:
-    """The stored payload, or None when absent, unreadable or corrupt (a corrupt entry is removed)."""
-    path = _entry(k, root)
+def load(k: str, root: Path | str | None = None) -> dict | None:
+    """The stored payload, or None when absent, unreadable, corrupt or torn (left for a rewrite)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
+        entry = json.loads(_entry(k, root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
-    try:
-        entry = json.loads(text)
-        if not isinstance(entry, dict) or entry.get("key") != k or not isinstance(entry.get("payload"), dict):
-            raise ValueError("not a cache entry")
-        return entry["payload"]
-    except ValueError:
-        try:
-            path.unlink()
-        except OSError:
-            pass
+    if not isinstance(entry, dict) or entry.get("key") != k or not isinstance(payload := entry.get("payload"), dict):
         return None
+    return payload if entry.get("sha256") == _checksum(payload) else None
 
 
-def store(k: str, payload: Mapping[str, Any], root: Path | None = None) -> bool:
+def _checksum(payload: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def store(k: str, payload: Mapping[str, Any], root: Path | str | None = None) -> bool:
     """Writes an entry atomically; False (never an exception) when the cache cannot be written."""
     path = _entry(k, root)
     try:
@@ -96,7 +107,7 @@ def store(k: str, payload: Mapping[str, Any], root: Path | None = None) -> bool:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"key": k, "payload": dict(payload)}, out)
+                json.dump({"key": k, "sha256": _checksum(payload), "payload": dict(payload)}, out)
             os.replace(tmp, path)
         except BaseException:
             try:
@@ -109,31 +120,46 @@ def store(k: str, payload: Mapping[str, Any], root: Path | None = None) -> bool:
     return True
 
 
-def cached(target: Any, runtime: str, analyse: Callable[[Any, str], T]) -> T:
+def key_options(target: Target, runtime: str) -> dict[str, Any]:
+    """What besides the dump's bytes decides a result: one entry per option (an engine, a config
+    hash: one line each).  A passes_dump position keeps only its pass's findings, hence the role."""
+    # the engine the analysis runs on ($LEGALOG_ENGINE, as `check --engine` sets it for its workers)
+    return {"runtime": runtime, "path": target.path, "folder": target.folder, "role": target.role,
+            "engine": resolve_engine()}
+
+
+def cached(
+    target: Any, runtime: str, analyse: Callable[[Any, str], T], *, root: Path | str | None = None,
+    data: bytes | None = None,
+) -> T:  # fmt: skip
     """`analyse(target, runtime)` through the cache; `target` is a path or a batch `Target`.
 
+    `root` is the cache directory (default: `default_root()`; no caching when that is None);
+    `data` the dump's bytes when the caller has them (default: read from the target's path).
     The result must be a pydantic model (a `FileModel`); it is stored as `model_dump(mode="json")`
-    and read back with `model_validate`.  Results with status `error` are not stored.
+    and read back with `model_validate`.  `error` results are not stored.
     """
-    if not enabled():
-        return analyse(target, runtime)
-    path = str(getattr(target, "path", target))
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return analyse(target, runtime)  # let the analysis report the unreadable file
-    options = {"runtime": runtime, "path": path,
-               "folder": getattr(target, "folder", None), "role": getattr(target, "role", None)}
-    k = key(data, options)
-    payload = load(k)
-    result = analyse(target, runtime) if payload is None else None
-    if result is None:
-        from legalog.surfaces.report import FileModel
+    from legalog.surfaces.dumps import Target
+    from legalog.surfaces.report import FileModel
 
+    root = root if root is not None else default_root()
+    where = target if isinstance(target, Target) else Target(str(target))
+    if root is None:
+        return analyse(target, runtime)
+    if data is None:
         try:
-            return FileModel.model_validate(payload)  # type: ignore[return-value]
+            data = Path(where.path).read_bytes()
+        except OSError:
+            return analyse(target, runtime)  # let the analysis report the unreadable file
+    k = key(data, key_options(where, runtime))
+    if (payload := load(k, root)) is not None:
+        try:
+            hit = FileModel.model_validate(payload)
         except ValueError:
-            result = analyse(target, runtime)
+            pass  # a stale layout: analysed again and rewritten below
+        else:
+            return hit  # type: ignore[return-value]
+    result = analyse(target, runtime)
     if getattr(result, "status", "error") != "error":
-        store(k, result.model_dump(mode="json"))  # type: ignore[attr-defined]
+        store(k, result.model_dump(mode="json"), root)  # type: ignore[attr-defined]
     return result

@@ -41,6 +41,10 @@ class Target:
     role: Role = "all"
     reason: str = ""
 
+    def report_paths(self) -> tuple[str, str | None]:
+        """The report entry's `path` and `used_dump`: a passes_dump position is reported as its folder."""
+        return (self.path, None) if self.folder is None else (self.folder, self.path)
+
     def describe(self) -> str:
         what = {"graph": "Graph boundaries", "spmd": "SPMD launches", "both": "Graph boundaries and SPMD launches"}
         return f"{self.folder}: {what.get(self.role, self.role)} checked in {Path(self.path).name} ({self.reason})"

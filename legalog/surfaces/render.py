@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 from urllib.parse import quote
 
 from legalog.version import __version__
 from legalog.pipeline import Analysis
 from legalog.analyzer.codes import CODES
 from legalog.analyzer.diagnostics import Diagnostic
+from legalog.analyzer.findings import KeptValue
 from legalog.analyzer.graph import GraphDecision, plain_name, plain_text
 from legalog.surfaces.report import (
     DiagnosticModel,
@@ -19,11 +21,14 @@ from legalog.surfaces.report import (
     HoistedAlloc,
     HoistedScalar,
     HoistedView,
+    KeptModel,
     RemovedAlias,
     LaunchModel,
     ReportModel,
 )
 from legalog.ir.printer import print_expr
+from legalog.surfaces.edits import fix_functions, function_edits
+from legalog.surfaces.rule_docs import rule_markdown, rule_text
 
 
 def diagnostic_model(d: Diagnostic) -> DiagnosticModel:
@@ -32,7 +37,7 @@ def diagnostic_model(d: Diagnostic) -> DiagnosticModel:
                            help=CODES[d.code].help, fixable=d.fixable)  # fmt: skip
 
 
-def graph_model(g: GraphDecision, params_before: Sequence[str], prefix: str) -> GraphModel:
+def graph_model(g: GraphDecision, params_before: Sequence[str], prefix: str, kept: Sequence[KeptValue] = ()) -> GraphModel:
     def strip(text: str) -> str:
         return " ".join(plain_name(tok) for tok in text.split(" "))
 
@@ -47,6 +52,9 @@ def graph_model(g: GraphDecision, params_before: Sequence[str], prefix: str) -> 
                        for h in g.hoisted if h.kind == "view"],
         hoisted_allocs=[HoistedAlloc(param=plain_name(h.name)) for h in g.hoisted if h.kind == "alloc"],
         node_count=g.node_count,
+        params_before=[plain_name(p) for p in params_before],
+        kept=[KeptModel(name=plain_name(k.name), kind=k.kind, line=k.line, reason=k.reason)
+              for k in kept if k.function == g.function],
     )  # fmt: skip
 
 
@@ -60,11 +68,15 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
     if program is not None:
         for g in analysis.graphs:
             fn = program.function(g.function)
-            graphs.append(graph_model(g, [p.name for p in fn.params] if fn else [], program.prefix))
+            graphs.append(graph_model(g, [p.name for p in fn.params] if fn else [], program.prefix, analysis.kept))
+    edits = function_edits(analysis)
+    found = sorted(analysis.diagnostics + analysis.findings, key=lambda d: d.sort_key)
+    diagnostics = [diagnostic_model(d) for d in found]
     return FileModel(
         path=analysis.path or "<input>",
         status=analysis.status,
-        diagnostics=[diagnostic_model(d) for d in analysis.diagnostics],
+        diagnostics=[d.model_copy(update={"fix_functions": fix_functions(d, analysis, edits)}) for d in diagnostics],
+        edits=edits,
         graphs=graphs,
         launches=[LaunchModel.model_validate(launch.to_json()) for launch in analysis.launches],
         used_dump=used_dump,
@@ -78,26 +90,33 @@ def report(files: Iterable[FileModel]) -> ReportModel:
 # ----------------------------------------------------------------------------------- text
 
 
-def render_text(files: Sequence[FileModel], show_summary: bool = True) -> str:
-    """Ruff's shape: `CODE [*] message`, `--> file:line:col`, the line with a caret, help, note."""
+def render_text(
+    files: Sequence[FileModel], show_summary: bool = True, verbose: bool = False,
+    lines_of: Callable[[str], Mapping[int, str]] | None = None,
+) -> str:  # fmt: skip
+    """Ruff's shape: `CODE [*] message`, `--> file:line:col`, the line with a caret, help, note;
+    then one line per Graph (parameters before -> after, nodes against the limit), and with
+    `verbose` every value kept in place and why that is safe.  `lines_of(path)`: the source lines
+    to quote, by number (default: read the file)."""
     chunks: list[str] = []
     for f in files:
         source = f.used_dump or f.path
-        lines = _source_lines(source)
+        lines = (lines_of or source_lines)(source)
         for d in f.diagnostics:
             chunks.append(_render_one(source, d, lines))
+        if f.graphs:
+            chunks.append("".join(graph_line(source, g, _graph_state(f, g), verbose) + "\n" for g in f.graphs))
     if show_summary:
         chunks.append(summary(files))
     return "\n".join(chunks)
 
 
-def _render_one(path: str, d: DiagnosticModel, lines: list[str]) -> str:
+def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str]) -> str:
     mark = " [*]" if d.fixable else ""
     where = f" in `{d.function}`" if d.function else ""
     out = [f"{d.code}{mark} {d.message}", f"  --> {path}:{d.line}:{d.column}{where}"]
-    if 0 < d.line <= len(lines):
+    if (text := lines.get(d.line)) is not None:
         gutter = " " * len(str(d.line))
-        text = lines[d.line - 1].rstrip("\n")
         shown = text if len(text) <= 160 else text[: max(d.column + 60, 160)] + " ..."
         out += [f"{gutter} |", f"{d.line} | {shown}", f"{gutter} | {' ' * (d.column - 1)}^"]
     info = CODES.get(d.code)
@@ -109,11 +128,55 @@ def _render_one(path: str, d: DiagnosticModel, lines: list[str]) -> str:
     return "\n".join(out)
 
 
-def _source_lines(path: str) -> list[str]:
+GRAPH_MAX_NODES = 1024
+
+
+GraphState = Literal["changes", "rejected", "held"]
+
+
+def _graph_state(f: FileModel, g: GraphModel) -> GraphState:
+    """Whether the rewrite applies to this Graph, the Graph itself is rejected, or another part
+    of a rejected program holds it back (`fix` writes nothing for a rejected program)."""
+    if f.status != "rejected":
+        return "changes"
+    mine = any(d.severity == "error" and d.function == g.function for d in f.diagnostics)
+    return "rejected" if mine else "held"
+
+
+def graph_line(path: str, g: GraphModel, state: GraphState = "changes", verbose: bool = False) -> str:
+    """`graph `shift` (path): parameters 3 -> 4 (+1 scalar), 1 of 1024 nodes`."""
+    added = [(len(g.hoisted_allocs), "allocation"), (len(g.hoisted_views), "view"), (len(g.hoisted_scalars), "scalar")]
+    growth = ", ".join(f"+{n} {what}{'s' if n > 1 else ''}" for n, what in added if n)
+    removed = f", {len(g.removed_aliases)} rename{'s' if len(g.removed_aliases) > 1 else ''} deleted" if g.removed_aliases else ""
+    nodes = "unbounded nodes" if g.node_count is None else f"{g.node_count} of {GRAPH_MAX_NODES} nodes"
+    change = {
+        "changes": f"parameters {len(g.params_before)} -> {len(g.params_after)}{f' ({growth})' if growth else ''}{removed}",
+        "rejected": f"rejected, parameters {len(g.params_before)}",
+        "held": f"parameters {len(g.params_before)}, unchanged: the program is rejected elsewhere",
+    }[state]
+    line = f"graph `{g.function}` ({path}): {change}, {nodes}"
+    if verbose:
+        line += "".join(f"\n  kept `{k.name}` ({k.kind}, line {k.line}) in place: {k.reason}" for k in g.kept)
+    return line
+
+
+def source_lines(path: str) -> dict[int, str]:
+    """A file's lines by number (from 1); none when it cannot be read."""
     try:
-        return Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return []
+        return {}
+    return dict(enumerate(text.splitlines(), start=1))
+
+
+def quoted_lines(files: Iterable[FileModel]) -> dict[str, dict[int, str]]:
+    """Exactly the source lines `render_text` quotes for these files, by path and line number."""
+    quoted: dict[str, dict[int, str]] = {}
+    for f in (f for f in files if f.diagnostics):
+        source = f.used_dump or f.path
+        lines = source_lines(source)
+        quoted.setdefault(source, {}).update((d.line, lines[d.line]) for d in f.diagnostics if d.line in lines)
+    return quoted
 
 
 def summary(files: Sequence[FileModel]) -> str:
@@ -139,22 +202,37 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 def render_sarif(files: Sequence[FileModel]) -> dict:
     rules = [
         {"id": info.code, "name": info.name, "shortDescription": {"text": info.title},
-         "fullDescription": {"text": info.note}, "help": {"text": info.help},
+         "fullDescription": {"text": info.note},
+         "help": {"text": rule_text(info.code), "markdown": rule_markdown(info.code)},
          "defaultConfiguration": {"level": _level(info.severity)}}
         for info in CODES.values()
     ]  # fmt: skip
     index = {info.code: i for i, info in enumerate(CODES.values())}
-    results = [
-        {"ruleId": d.code, "ruleIndex": index[d.code], "level": _level(d.severity), "message": {"text": d.message},
-         "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(f.used_dump or f.path)},
-                                             "region": {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}}}]}
-        for f in files for d in f.diagnostics
-    ]  # fmt: skip
+    results = [_sarif_result(f, d, index[d.code]) for f in files for d in f.diagnostics]
     driver = {"name": "legalog", "version": __version__, "informationUri": "https://github.com/hw-native-sys/pypto",
               "rules": rules}  # fmt: skip
     # columns are characters (Unicode code points), not SARIF's default UTF-16 code units
     run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _sarif_result(f: FileModel, d: DiagnosticModel, rule_index: int) -> dict:
+    uri = _uri(f.used_dump or f.path)
+    result = {"ruleId": d.code, "ruleIndex": rule_index, "level": _level(d.severity), "message": {"text": d.message},
+              "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
+                                                  "region": {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}}}]}
+    edits = [e for e in f.edits if e.function in d.fix_functions]
+    if edits:
+        # one fix: every function the decision touches, each replaced whole (legalog/surfaces/edits.py)
+        replacements = [
+            {"deletedRegion": {"startLine": e.start_line, "startColumn": e.start_column, "endLine": e.end_line,
+                               "endColumn": e.end_column, "charOffset": e.char_offset, "charLength": e.char_length},
+             "insertedContent": {"text": e.replacement}}
+            for e in edits
+        ]
+        result["fixes"] = [{"description": {"text": f"legalog fix: rewrite {', '.join(f'`{e.function}`' for e in edits)}"},
+                            "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": replacements}]}]
+    return result  # fmt: skip
 
 
 def _uri(path: str) -> str:

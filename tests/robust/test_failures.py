@@ -32,10 +32,10 @@ def crash_on(monkeypatch: pytest.MonkeyPatch, name: str | None = None) -> None:
     """Make the rules stage raise for the program called `name` (every program when None)."""
     real = legalog.pipeline.solve
 
-    def solve(program, runtime="host_build_graph"):  # type: ignore[no-untyped-def]
+    def solve(program, *args, **kwargs):  # type: ignore[no-untyped-def]
         if name is None or program.name == name:
             raise KeyError("layer/win")
-        return real(program, runtime)
+        return real(program, *args, **kwargs)
 
     monkeypatch.setattr(legalog.pipeline, "solve", solve)
 
@@ -66,7 +66,7 @@ def test_an_internal_error_is_exit_3_without_a_traceback(
 def test_facts_reports_an_internal_error_the_same_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:  # fmt: skip
-    def extract(program, runtime="host_build_graph"):  # type: ignore[no-untyped-def]
+    def extract(program, *args, **kwargs):  # type: ignore[no-untyped-def]
         raise KeyError("layer/win")
 
     monkeypatch.setattr(legalog.pipeline, "extract", extract)
@@ -142,7 +142,7 @@ def test_write_errors_name_the_users_path(tmp_path: Path, capsys: pytest.Capture
     err = capsys.readouterr().err
     assert str(blocker / "out.py") in err and ".tmp" not in err and "Traceback" not in err
     assert main(["fix", str(DUMP), "-o", str(tmp_path)]) == 2
-    assert f"{tmp_path} is a folder" in capsys.readouterr().err
+    assert f"is a folder: give the path of the file to write: {tmp_path}" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
 
 

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from legalog.rules.engine import (
+from legalog.rules.engine import evaluate
+from legalog.rules.language import (
     Dependency,
     FactError,
     RuleLintError,
     RuleProgram,
     StratificationError,
     check_stratification,
-    evaluate,
     lint,
 )
 

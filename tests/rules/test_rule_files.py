@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, VERIFIER_RULES
 from legalog.facts.schema import RELATIONS
-from legalog.rules.engine import RULES_DIR, RuleProgram, lint
+from legalog.rules.language import RULES_DIR, RuleProgram, lint
+from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, VERIFIER_RULES
 
 RULE_FILES = sorted(RULES_DIR.glob("*.pyd"))
 

@@ -1,0 +1,115 @@
+"""`legalog fix PATH... --in-place`: legalize many dumps, each written atomically or not at all.
+
+The analysis is `check`'s batch (process pool, cache, one failing file never stops the others);
+each result carries `fix`'s output as edits on the input (legalog/surfaces/edits.py), so writing
+a file is applying its edits to the text that was analysed.  A rejected, unreadable or crashed
+file is never written; neither is one that changed on disk since it was analysed.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from legalog.surfaces.dumps import Target
+from legalog.surfaces.edits import apply_edits
+from legalog.surfaces.report import FileModel
+
+Outcome = Literal["fixed", "legal", "rejected", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class FixResult:
+    path: str  # the dump written (or not)
+    outcome: Outcome
+    reason: str = ""
+
+
+def write_atomic(target: Path, text: str) -> None:
+    """Write through a temporary file in the same folder and rename it over the target, so an
+    interrupted run never leaves a half-written dump.  A failure names `target`, never the
+    temporary file (which is gone by then)."""
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder: give the path of the file to write", str(target))
+    tmp: str | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException as err:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise OSError(err.errno, f"cannot write: {err.strerror or err}", str(target)) from None
+        raise
+
+
+def fixed_text(model: FileModel, original: str) -> str | None:
+    """`fix`'s output for an analysed dump, or None when nothing may be written."""
+    if model.status in ("error", "rejected") or not model.edits:
+        return None
+    return apply_edits(original, model.edits)
+
+
+def apply(targets: Sequence[Target], models: Sequence[FileModel], analysed: dict[str, str]) -> list[FixResult]:
+    """Write every fixable dump in place.  `analysed` maps each dump to the SHA-256 of the text
+    it was analysed from, so a file edited meanwhile is left alone."""
+    out = []
+    for target, model in zip(targets, models):
+        out.append(_apply_one(Path(target.path), model, analysed.get(target.path)))
+    return out
+
+
+def _apply_one(path: Path, model: FileModel, digest: str | None) -> FixResult:
+    if model.status == "error":
+        return FixResult(str(path), "error", model.diagnostics[0].message if model.diagnostics else "")
+    if model.status == "legal":
+        return FixResult(str(path), "legal")
+    try:
+        original = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        return FixResult(str(path), "error", f"cannot read: {err}")
+    if digest is not None and text_digest(original) != digest:
+        return FixResult(str(path), "error", "changed on disk since it was analysed; nothing written")
+    text = fixed_text(model, original)
+    if text is None:
+        return FixResult(str(path), "rejected", "rejected; nothing written")
+    try:
+        write_atomic(path, text)
+    except OSError as err:
+        return FixResult(str(path), "error", f"cannot write: {err.strerror or err}")
+    return FixResult(str(path), "fixed")
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def digests(targets: Sequence[Target]) -> dict[str, str]:
+    """Each readable dump's text digest, taken before the analysis."""
+    out = {}
+    for t in targets:
+        try:
+            out[t.path] = text_digest(Path(t.path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
+
+
+def summary(results: Sequence[FixResult]) -> str:
+    counts = Counter(r.outcome for r in results)
+    parts = [f"{counts[o]} {o}" for o in ("fixed", "legal", "rejected", "error") if counts[o]]
+    noun = "file" if len(results) == 1 else "files"
+    line = f"{len(results)} {noun}: {', '.join(parts) or 'nothing to fix'}"
+    if counts["rejected"] or counts["error"]:
+        line += " (nothing written for rejected or failed files)"
+    return line

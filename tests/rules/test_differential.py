@@ -1,0 +1,80 @@
+"""Differential: clingo and pyDatalog derive identical relations from the same rule files.
+
+Inputs: every corpus dump, every golden case, and hypothesis-drawn programs (Graph bodies in
+the shape of the real dumps, and arbitrary IR programs).  Programs: the pass rules, the explain
+rules (the pass rules and the why-not ones; explain.pyd also adds rules to pass relations, so
+each is its own case), and, on a rewritten program's facts, the verifier rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from legalog.extractor.lower import lower
+from legalog.ir.model import Program
+from legalog.ir.parser import parse
+from legalog.pipeline import analyze
+from legalog.rules.engine import evaluate
+from legalog.rules.language import RuleProgram
+from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, VERIFIER_RULES
+from tests.conftest import corpus_files
+from tests.ir.strategies import programs
+from tests.property.test_rewrite_verifies import graph_bodies, program_text
+
+CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
+GOLDEN = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".expected.py"))
+_RUNTIME = re.compile(r"^\s*#\s*expect-runtime:\s*(\w+)\s*$", re.MULTILINE)
+
+
+def _differences(got: Mapping[str, frozenset], want: Mapping[str, frozenset]) -> dict[str, object]:
+    """Relation -> (rows only clingo has, rows only pyDatalog has), for every relation that differs."""
+    out: dict[str, object] = {}
+    for name in sorted(set(got) | set(want)):
+        a, b = got.get(name), want.get(name)
+        if a != b:
+            out[name] = "missing" if a is None or b is None else (sorted(a - b, key=repr)[:5], sorted(b - a, key=repr)[:5])
+    return out
+
+
+def _same(names: tuple[str, ...], facts: Mapping[str, Iterable[tuple]]) -> None:
+    rules = RuleProgram.load(names)
+    got, want = evaluate(rules, facts, "clingo"), evaluate(rules, facts, "pydatalog")
+    assert not (diff := _differences(got, want)), f"{names[-1]} program: clingo and pyDatalog differ: {diff}"
+
+
+def check_program(program: Program, path: str, runtime: str = "host_build_graph") -> None:
+    facts = lower(program, runtime).facts.as_mapping()
+    _same(PASS_RULES, facts)
+    _same(EXPLAIN_RULES, facts)
+    analysis = analyze(program, path, runtime)
+    if analysis.status == "rewritten" and analysis.legalized is not None:
+        _same(VERIFIER_RULES, lower(analysis.legalized, runtime).facts.as_mapping())
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_corpus_dump(path: Path) -> None:
+    check_program(parse(path.read_text(encoding="utf-8"), str(path)), str(path))
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_golden_case(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    runtime = m[1] if (m := _RUNTIME.search(text)) else "host_build_graph"
+    check_program(parse(text, str(path)), str(path), runtime)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph_bodies())
+def test_drawn_graph_bodies(body: list[str]) -> None:
+    check_program(parse(program_text(body)), "drawn.py")
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs())
+def test_drawn_ir_programs(program: Program) -> None:
+    check_program(program, "drawn_ir.py")
