@@ -121,7 +121,7 @@ def crash_result(job: Job, why: str) -> FileModel:
     """The entry of a file whose worker failed outside the analysis (died, lost, unpicklable)."""
     from legalog.surfaces.internal import report_hint
 
-    return _error(job.target, f"{why}; {report_hint()}", 1, 1, "INTERNAL")
+    return _error(job.target, f"internal error: {why}; {report_hint()}", 1, 1, "INTERNAL")
 
 
 class AnalysisTimeout(BaseException):

@@ -53,4 +53,4 @@ def report_hint(command: Sequence[str] | None = None) -> str:
 
 def internal_reason(err: BaseException) -> str:
     """A batch entry's message for a crash in one file."""
-    return f"{describe(err)}; {report_hint()}"
+    return f"internal error: {describe(err)}; {report_hint()}"
