@@ -24,9 +24,9 @@ from legalog.extractor.lower import lower
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
 from legalog.pipeline import pass_rules
-from legalog.rules.engine import evaluate
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
+from legalog.rules.engine import evaluate
 
 T = TypeVar("T")
 

@@ -162,7 +162,10 @@ def bad_bytes(text: str, rng: random.Random) -> bytes:
 
 def function_type(text: str, rng: random.Random) -> bytes:
     kinds = ("Graph", "Orchestration", "InCore", "AIV", "Opaque")
-    swap = lambda m: f"FunctionType.{rng.choice(kinds)}" if rng.random() < 0.3 else m[0]
+
+    def swap(m: re.Match[str]) -> str:
+        return f"FunctionType.{rng.choice(kinds)}" if rng.random() < 0.3 else m[0]
+
     return re.sub(r"FunctionType\.(\w+)", swap, text).encode()
 
 
