@@ -1,7 +1,8 @@
 """The `legalog` command line (CONTRACT.md): check, merge, fix, why, query, facts, rule, schema.
 
 Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
-or unreadable input.  No traceback ever reaches a user: bad input is a PARSE diagnostic with
+or unreadable input; 3 an internal error (INTERNAL: a bug in legalog, or a file past `--timeout`).
+No traceback ever reaches a user (unless `--debug`): bad input is a PARSE diagnostic with
 file:line:col, and nothing half-written is left on disk (every write is temp file + rename).
 """
 
@@ -19,12 +20,13 @@ from pathlib import Path
 from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
-EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    command = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(command)
     if getattr(args, "engine", None):
         os.environ[ENV_VAR] = args.engine  # read where the rules are evaluated, in this process and its workers
     try:
@@ -47,6 +49,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         print(f"legalog: {err.strerror or err}: {err.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_USAGE
+    except Exception as err:  # anything else is legalog's own bug: INTERNAL, exit 3
+        if getattr(args, "debug", False):
+            raise
+        from legalog.surfaces.internal import describe, report_hint
+
+        print(f"legalog: INTERNAL {describe(err)}\nlegalog: {report_hint(command)}", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 class UsageError(Exception):
@@ -79,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
     check.add_argument("--all-dumps", action="store_true",
                        help="in a passes_dump folder, check every dump instead of each pass's position")
+    check.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                       help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)")
     _scale_options(check)
     check.set_defaults(handler=_check)
 
@@ -134,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
     schema.set_defaults(handler=_schema)
+    for command in (parser, *sub.choices.values()):  # `legalog --debug fix ...` or `legalog fix ... --debug`
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help="show the traceback of an internal error (a bug in legalog)")
     return parser
 
 
@@ -189,6 +203,16 @@ def _engine(p: argparse.ArgumentParser) -> None:
                         "both give the same answers")
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a finite number of seconds, 0 for no limit")
+    return value
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -224,7 +248,8 @@ def _check(args: argparse.Namespace) -> int:
     show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(mine) > 1
     with _executor(args) as executor:
         run = _run_with_progress if show_bar else batch.run
-        results = run(mine, args.runtime, jobs, cache_dir=args.cache_dir, executor=executor)
+        timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
+        results = run(mine, args.runtime, jobs, cache_dir=args.cache_dir, executor=executor, timeout=timeout)
     results = without_ignored(results, args.project)
     _print_report(results, args.format, _shard_run(results, indexed, targets, args), verbose=args.verbose)
     return _exit_status(results, args.fail_on)
@@ -323,7 +348,10 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _exit_status(results, fail_on: str) -> int:
-    if any(r.status == "error" for r in results):
+    errors = [r for r in results if r.status == "error"]
+    if any(d.code in ("INTERNAL", "TIMEOUT") for r in errors for d in r.diagnostics):
+        return EXIT_INTERNAL  # legalog failed on a file: its fault, not the input's
+    if errors:
         return EXIT_USAGE
     severities = {"error": ("error",), "warning": ("error", "warning"), "never": ()}[fail_on]
     if any(d.severity in severities for r in results for d in r.diagnostics):
@@ -464,8 +492,9 @@ def _query(args: argparse.Namespace) -> int:
     if args.list == (args.query is not None):
         raise UsageError("give either a QUERY or --list")
     analysis = _load(args.file, args.runtime)
-    if analysis.full_derived is None:
-        raise UsageError(f"{args.file} could not be analysed")
+    if analysis.full_derived is None:  # stopped before the rules: say by what
+        why = "; ".join(f"{d.code} {d.line}:{d.column}: {d.message}" for d in analysis.errors)
+        raise UsageError(f"{args.file} could not be analysed{': ' + why if why else ''}")
     if args.list:
         return _list_relations(catalogue(analysis.full_derived), args.format)
     try:

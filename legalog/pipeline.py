@@ -21,6 +21,7 @@ from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
+from legalog.analyzer.wellformed import wellformed_diagnostics
 from legalog.extractor.lower import FULL_BODY_KINDS, Lowering, lower
 from legalog.facts.store import FactStore
 from legalog.ir.errors import ParseError
@@ -150,6 +151,10 @@ def analyze(
         read = parse(source, path) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
+    if refused := [d for d in wellformed_diagnostics(read) if d.severity == "error"]:
+        # What PyPTO's parser refuses, or recursion: the rules assume neither (a cyclic call
+        # graph would make them chase a callee's returns through itself), so they do not run.
+        return Analysis(path, read, tuple(refused), source=read)
     program, versions = version_program(read, FULL_BODY_KINDS)
     lowering, derived = solve(program, runtime, engine)
     graphs = graph_decisions(program, lowering, derived) if "graph" in chosen else ()

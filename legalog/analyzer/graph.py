@@ -8,11 +8,13 @@ says what the runtime would do with it, and what to do instead.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.extractor.lower import Lowering, var_name
+from legalog.facts.store import Row
 from legalog.ir.model import Assign, Expr, Name, Program, Span, Type
 from legalog.ir.printer import print_expr
 from legalog.ir.transform import substitute
@@ -91,16 +93,29 @@ def first_definitions(derived: Derived) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _by_function(rows: frozenset[Row]) -> dict[str, list[Row]]:
+    """Rows grouped by the function their first column (an id `F/...`) belongs to: one pass,
+    so each Graph reads its own rows instead of every Graph scanning all of them."""
+    groups: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        groups[str(row[0]).split("/", 1)[0]].append(row)
+    return groups
+
+
 def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> tuple[GraphDecision, ...]:
     assign = first_definitions(derived)
     graphs = [f for f in program.functions if f.type == "Graph"]
     view_root = _view_roots(derived)
+    grouped = {rel: _by_function(derived[rel])
+               for rel in ("hoisted_alloc", "hoisted_view", "hoisted_scalar", "kept_invariant", "kept_view",
+                           "same_buffer_edge", "scalar_alias")}  # fmt: skip
+    roots: dict[str, str] = dict(derived["alias_root"])
+    counts: dict[str, int] = dict(derived["node_count"])
     out = []
     for fn in graphs:
-        mine = f"{fn.name}/"
 
-        def local(rel: str, mine: str = mine) -> list[str]:
-            return _local_rows(derived, rel, mine, assign)
+        def local(rel: str, function: str = fn.name) -> list[str]:
+            return sorted((str(r[0]) for r in grouped[rel].get(function, ())), key=lambda name: _order(assign[name][0]))
 
         def hoist(v: str, kind: HoistKind, direction: str, source: str | None = None) -> HoistedValue:
             stmt = lowering.stmts[assign[v][0]]
@@ -110,13 +125,12 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
         allocs = [hoist(v, "alloc", "InOut") for v in local("hoisted_alloc")]
         views = [hoist(v, "view", *view_root[v]) for v in local("hoisted_view")]
         scalars = [hoist(v, "scalar", "In") for v in local("hoisted_scalar")]
-        aliases = _aliases(derived, mine, assign)
+        aliases = _aliases(grouped["scalar_alias"].get(fn.name, []), roots, assign)
         links = sorted(
-            ((var_name(v), var_name(w), _order(assign[v][0])) for v, w in derived["same_buffer_edge"]
-             if v.startswith(mine) and v in assign),
+            ((var_name(str(v)), var_name(str(w)), _order(assign[str(v)][0]))
+             for v, w in grouped["same_buffer_edge"].get(fn.name, ()) if v in assign),
             key=lambda t: t[2],
         )  # fmt: skip
-        counts: dict[str, int] = dict(derived["node_count"])
         out.append(GraphDecision(
             function=fn.name,
             hoisted=tuple(allocs + views + scalars),
@@ -129,14 +143,8 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
     return tuple(out)
 
 
-def _local_rows(derived: Derived, rel: str, mine: str, assign: dict) -> list[str]:
-    """The first column of `rel`'s rows that belong to the function prefixed `mine`, in definition order."""
-    return sorted((r[0] for r in derived[rel] if str(r[0]).startswith(mine)), key=lambda v: _order(assign[v][0]))
-
-
-def _aliases(derived: Derived, mine: str, assign: dict) -> tuple[tuple[str, str], ...]:
-    roots: dict[str, str] = dict(derived["alias_root"])
-    rows = [(v, roots[v]) for v, _ in derived["scalar_alias"] if v.startswith(mine)]
+def _aliases(scalar_aliases: list[Row], roots: dict, assign: dict) -> tuple[tuple[str, str], ...]:
+    rows = [(str(v), str(roots[v])) for v, _ in scalar_aliases]
     rows.sort(key=lambda row: _order(assign[row[0]][0]))
     return tuple((var_name(v), var_name(r)) for v, r in rows)
 
@@ -166,7 +174,12 @@ class _Locator:
     def __init__(self, program: Program, lowering: Lowering, derived: Derived) -> None:
         self.program = program
         self.lowering = lowering
-        self.assign = {v: s for v, (s, _e) in first_definitions(derived).items()}
+        self.definitions = first_definitions(derived)
+        self.assign = {v: s for v, (s, _e) in self.definitions.items()}
+        # blocking leaves by the root they block: one pass, read per diagnostic
+        self.blocking: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for r, x, why in derived["blocking"]:
+            self.blocking[str(r)].append((str(x), str(why)))
         self.functions = {f.name: f for f in program.functions}
 
     def expr_span(self, eid: str) -> Span:
@@ -276,14 +289,14 @@ def _control(derived: Derived, c: str) -> str:
 
 
 def _culprit(derived: Derived, at: _Locator, v: str) -> str:
-    defs = {w: e for w, (_s, e) in first_definitions(derived).items()}
-    rows = sorted((x, why) for r, x, why in derived["blocking"] if r == defs.get(v))
+    root = at.definitions[v][1] if v in at.definitions else None
+    rows = sorted(at.blocking.get(root, ())) if root is not None else []
     return f" (it depends on `{at.text(rows[0][0])}`: {_REASONS.get(rows[0][1], rows[0][1])})" if rows else ""
 
 
 def _view_culprit(derived: Derived, at: _Locator, v: str) -> str:
     operands = {r for w, r in derived["view_operand"] if w == v}
-    blocked = sorted((x, why) for r, x, why in derived["blocking"] if r in operands)
+    blocked = sorted(row for r in operands for row in at.blocking.get(str(r), ()))
     return f": it depends on `{at.text(blocked[0][0])}` ({_REASONS.get(blocked[0][1], blocked[0][1])})" if blocked else ""
 
 

@@ -218,31 +218,37 @@ _FOLD_BINOPS: dict[str, Callable[[int, int], int]] = {
 def fold_constant(e: Expr) -> int | None:
     """The integer value of an expression built only from integer literals, else None.
 
-    Uses Python's own operators, so `//` and `%` floor exactly as PyPTO's DSL does.
+    Uses Python's own operators, so `//` and `%` floor exactly as PyPTO's DSL does.  A value
+    outside INT64 is no INT64 constant (and a huge one has no decimal text to show): None.
     """
+    value = _fold(e)
+    return value if value is None or -(2**63) <= value < 2**63 else None
+
+
+def _fold(e: Expr) -> int | None:
     match e:
         case Const(value=bool() as v):
             return int(v)
         case Const(value=int() as v):
             return v
         case UnaryOp(op="-" | "+" as op, operand=x):
-            inner = fold_constant(x)
+            inner = _fold(x)
             return None if inner is None else (-inner if op == "-" else inner)
         case BinOp(op=op, left=l, right=r) if op in _FOLD_BINOPS:
-            a, b = fold_constant(l), fold_constant(r)
+            a, b = _fold(l), _fold(r)
             if a is None or b is None or (op in ("//", "%") and b == 0):
                 return None
             return _FOLD_BINOPS[op](a, b)
         case Call(func=f, args=args) if f in _MIN_MAX and args:
-            vals = [fold_constant(a) for a in args]
+            vals = [_fold(a) for a in args]
             if any(v is None for v in vals):
                 return None
             return (min if _MIN_MAX[f] == "min" else max)(vals)  # type: ignore[type-var]
         case Call(func=f, args=(x,)) if f in _ABS:
-            inner = fold_constant(x)
+            inner = _fold(x)
             return None if inner is None else abs(inner)
         case Call(func=f, args=(x, *_)) if f in _CAST and _cast_dtype(e) in _INT_DTYPES:
-            return fold_constant(x)
+            return _fold(x)
     return None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from legalog.facts.store import FactStore
+from legalog.ir.allocation import bulk_allocation
 from legalog.ir.model import (
     ArrayType,
     Assign,
@@ -72,6 +73,11 @@ class Lowering:
 
 
 def lower(program: Program, runtime: str = "host_build_graph") -> Lowering:
+    with bulk_allocation():  # rows and id maps that all stay alive: nothing for the collector
+        return _lower(program, runtime)
+
+
+def _lower(program: Program, runtime: str) -> Lowering:
     lowering = Lowering(FactStore())
     lowering.facts.add("target_runtime", runtime)
     for function in program.functions:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -49,10 +51,53 @@ class FactStore:
 
 def write_facts(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation], out_dir: Path) -> list[Path]:
     """Write one `<relation>.facts` TSV per relation plus `schema.dl` declarations, atomically:
-    everything goes to a temporary folder first, so an interrupted run leaves nothing half-written."""
+    everything is written to a staging folder beside `out_dir`, which then takes its place by
+    rename.  Afterwards `out_dir` is the old folder or the complete new one, and nothing staged is
+    left behind, whatever failed.  An existing `out_dir` may only hold a previous export (files
+    that are not `.facts` or `schema.dl` would be lost): anything else is refused."""
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".legalog-facts-", dir=out_dir.parent))
+    if out_dir.exists() and not _replaceable(out_dir):
+        raise FileExistsError(errno.EEXIST, "not an empty folder or a facts export; give a new folder", str(out_dir))
+    staging: Path | None = None
+    retired: Path | None = None
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-", dir=out_dir.parent))
+        os.chmod(staging, 0o777 & ~_umask())  # mkdtemp's 0700 is for the staging, not the export
+        written = _write_export(relations, decls, staging, out_dir)
+        if out_dir.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+            os.replace(out_dir, retired / "export")
+        os.replace(staging, out_dir)
+        staging = None
+    except BaseException as err:
+        if retired is not None and not out_dir.exists():
+            os.replace(retired / "export", out_dir)  # put the old export back
+        if isinstance(err, OSError) and not isinstance(err, FileExistsError):
+            raise OSError(err.errno, f"cannot write: {err.strerror or err}", str(out_dir)) from None
+        raise
+    finally:
+        for leftover in (staging, retired):
+            if leftover is not None:
+                shutil.rmtree(leftover, ignore_errors=True)
+    return written
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _replaceable(folder: Path) -> bool:
+    """An empty folder, or one holding only what an export writes."""
+    if not folder.is_dir():
+        return False
+    return all(p.is_file() and (p.suffix == ".facts" or p.name == "schema.dl") for p in folder.iterdir())
+
+
+def _write_export(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation], staging: Path,
+                  out_dir: Path) -> list[Path]:  # fmt: skip
     written: list[Path] = []
     decl_lines: list[str] = []
     for decl in decls:
@@ -63,10 +108,6 @@ def write_facts(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation
         cols = ", ".join(f"{c.name.lower()}:{'number' if c.type == 'int' else 'symbol'}" for c in decl.columns)
         decl_lines.append(f"// {decl.meaning} [{decl.serves}]\n.decl {decl.name}({cols})\n")
     (staging / "schema.dl").write_text("".join(decl_lines), encoding="utf-8")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for item in staging.iterdir():
-        os.replace(item, out_dir / item.name)
-    staging.rmdir()
     return written
 
 

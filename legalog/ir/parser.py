@@ -10,11 +10,13 @@ at path:line:col.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from legalog.ir.allocation import bulk_allocation
 from legalog.ir.errors import ParseError
 from legalog.ir.model import (
     INDENT_STEP,
@@ -74,22 +76,26 @@ _DIRECTIONS = {"InOut": "InOut", "Out": "Out", "In": "In"}
 
 def parse(text: str, path: str | None = None) -> Program:
     """Parse dump text into a `Program`.  Raises `ParseError` (path, line, column, reason)."""
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark is valid Python source; it is not kept
     if not text.strip():
         raise ParseError("empty file: not a PyPTO program (no `@pl.program` class)", path)
     if "\x00" in text:
         line, col = _position(text, text.index("\x00"))
         raise ParseError("binary input: NUL byte in the text", path, line, col)
-    try:
-        module = ast.parse(text, filename=path or "<input>")
-    except SyntaxError as err:
-        reason = err.msg or "invalid syntax"
-        raise ParseError(f"invalid Python syntax: {reason}", path, err.lineno or 1, err.offset or 1) from None
-    except (RecursionError, MemoryError):
-        raise ParseError("nesting too deep to read", path) from None
-    try:
-        return _Reader(text, path).program(module)
-    except RecursionError:
-        raise ParseError("expression nesting too deep to read", path) from None
+    with bulk_allocation():
+        try:
+            module = ast.parse(text, filename=path or "<input>")
+        except SyntaxError as err:
+            reason = err.msg or "invalid syntax"
+            raise ParseError(f"invalid Python syntax: {reason}", path, err.lineno or 1, err.offset or 1) from None
+        except (RecursionError, MemoryError):
+            raise ParseError("nesting too deep to read", path) from None
+        if not text.isascii():
+            _character_columns(module, text)
+        try:
+            return _Reader(text, path).program(module)
+        except RecursionError:
+            raise ParseError("expression nesting too deep to read", path) from None
 
 
 def parse_file(path: str | Path) -> Program:
@@ -107,7 +113,8 @@ def parse_bytes(data: bytes, name: str) -> Program:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line, col = _position(data[: err.start].decode("utf-8", "replace"), err.start)
+        before = data[: err.start].decode("utf-8", "replace")
+        line, col = _position(before, len(before))
         raise ParseError(f"not UTF-8 text: byte 0x{data[err.start]:02x} cannot be decoded", name, line, col) from None
     return parse(text, name)
 
@@ -121,6 +128,24 @@ def source_lines(text: str) -> list[str]:
 
 def _leading_whitespace(line: str) -> str:
     return line[: len(line) - len(line.lstrip(_INDENT))]
+
+
+def _character_columns(module: ast.Module, text: str) -> None:
+    """`ast` gives columns as UTF-8 byte offsets; make them character offsets, in place, so a
+    non-ASCII name earlier on a line does not move what a diagnostic points at."""
+    lines = source_lines(text)
+    encoded: dict[int, bytes] = {}
+
+    def column(line: int | None, offset: int | None) -> int | None:
+        if line is None or offset is None or not 0 < line <= len(lines) or lines[line - 1].isascii():
+            return offset
+        raw = encoded.setdefault(line, lines[line - 1].encode("utf-8"))
+        return len(raw[:offset].decode("utf-8", "replace"))
+
+    for node in ast.walk(module):
+        if hasattr(node, "col_offset"):
+            node.col_offset = column(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+            node.end_col_offset = column(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -152,6 +177,8 @@ class _Reader:
         self.path = path
         self.prefix = "pl"
         self.lines = source_lines(text)
+        # character offset of each line's start (and of the end): a function's span in O(1)
+        self.line_starts = list(itertools.accumulate((len(line) for line in self.lines), initial=0))
         # Each reader takes its own node class (dispatch is by `type(node)`), hence `Any`.
         self._expr_readers: dict[type[ast.expr], Callable[[Any], Expr]] = {
             ast.Name: self._name,
@@ -237,9 +264,7 @@ class _Reader:
 
     def _function_span(self, node: ast.FunctionDef) -> tuple[int, int]:
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-        start = sum(len(line) for line in self.lines[: first - 1])
-        end = sum(len(line) for line in self.lines[: node.end_lineno])
-        return start, end
+        return self.line_starts[first - 1], self.line_starts[node.end_lineno or node.lineno]
 
     # ----------------------------------------------------------------------------- function
 

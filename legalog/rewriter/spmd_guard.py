@@ -120,8 +120,9 @@ class _FunctionGuard:
         self.pl = prefix
         self.fn = fn
         self.names = _all_names(fn)
-        self.by_target = {d.target: d for d in decisions if d.target is not None}
-        self.by_span = {(d.line, d.column): d for d in decisions if d.target is None}
+        # By the launch's own position, never by its target: a name may be bound again by another
+        # launch, which is not the one decided.
+        self.by_span = {(d.line, d.column): d for d in decisions}
         self.dead = {w for d in decisions for w in d.dead_bindings}
         self.scratch_names = {s for d in decisions for s in d.scratch}
         self.scratch: dict[str, Assign] = {}
@@ -159,12 +160,13 @@ class _FunctionGuard:
         match s:
             case Assign(targets=(target,)) if target in self.dead or target in self.scratch:
                 return []  # a dead result binding, or scratch that moves into its launch's branch
-            case Assign(targets=(target,), value=Call() as call) if target in self.by_target:
-                return self.guard(self.by_target[target], s, call)
-            case ExprStmt(value=Call() as call) if (call.span.line, call.span.col) in self.by_span:
+            case Assign(targets=(_,), value=Call() as call) | ExprStmt(value=Call() as call) if (
+                call.span.line, call.span.col) in self.by_span:  # fmt: skip
                 return self.guard(self.by_span[(call.span.line, call.span.col)], s, call)
-            case Assign(value=value):
-                return [replace(s, value=self.expr(value))]
+            case Assign(targets=targets, value=value):
+                kept: list[Stmt] = [replace(s, value=self.expr(value))]
+                self._rebound(targets)
+                return kept
             case ExprStmt(value=value):
                 return [replace(s, value=self.expr(value))]
             case For(iterable=iterable, body=inner):
@@ -178,6 +180,12 @@ class _FunctionGuard:
             case Return(values=values):
                 return [replace(s, values=tuple(self.expr(v) for v in values))]
         return [s]
+
+    def _rebound(self, targets: tuple[str, ...]) -> None:
+        """A guarded tuple's name bound again: later reads of it are the new value's."""
+        for t in targets:
+            self.subst.pop(t, None)
+            self.whole.pop(t, None)
 
     def guard(self, d: LaunchDecision, s: Stmt, call: Call) -> list[Stmt]:
         pl = self.pl

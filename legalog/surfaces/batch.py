@@ -8,10 +8,12 @@ grows with the report, not with the programs analysed."""
 from __future__ import annotations
 
 import os
-import traceback
+import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +22,10 @@ from legalog.surfaces.report import DiagnosticModel, FileModel
 
 Progress = Callable[[FileModel], None]
 _GRAPH_ONLY = ("GB", "HC")
+_EVERY_POSITION = ("PARSE", "INTERNAL", "TIMEOUT", "IR")  # input and legalog failures: reported at every pass
+# Seconds one file may take (`check --timeout`): far above any real dump (the 5 MB, 1,656-function
+# synthetic one takes well under a minute), low enough that a stuck file cannot hold a CI job.
+DEFAULT_TIMEOUT = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +38,7 @@ class Job:
     cache_dir: str | None = None  # None: no result cache
     data: bytes | None = None  # the dump's bytes, shipped to workers that cannot see the file
     engine: str | None = None  # resolved by the client: a remote worker has not its $LEGALOG_ENGINE
+    timeout: float | None = None  # seconds the analysis may take (None: no limit)
 
 
 # An executor runs `work` on every job and yields (index in the batch, result) as results complete,
@@ -63,6 +70,8 @@ def analyse_target(
     from legalog.surfaces.render import file_model
 
     path = target.path
+    if data is None and Path(path).is_dir():  # a folder the search could not list
+        return _error(target, f"cannot read folder: {_listing_error(path)}", 1, 1)
     try:
         try:
             program = parse_file(path) if data is None else parse_bytes(data, path)
@@ -71,16 +80,24 @@ def analyse_target(
         model = file_model(analyze(program, path, runtime, engine))
         return model if target.folder is None else _for_position(model, target)
     except Exception as err:
-        where = traceback.extract_tb(err.__traceback__)[-1]
-        reason = f"internal error: {type(err).__name__}: {err} (at {Path(where.filename).name}:{where.lineno})"
-        return _error(target, reason, 1, 1)
+        from legalog.surfaces.internal import internal_reason
+
+        return _error(target, internal_reason(err), 1, 1, "INTERNAL")
+
+
+def _listing_error(folder: str) -> str:
+    try:
+        os.listdir(folder)
+    except OSError as err:
+        return err.strerror or str(err)
+    return "it changed while being searched"
 
 
 def _for_position(model: FileModel, target: Target) -> FileModel:
     """A passes_dump entry: the folder, the dump used, and only the diagnostics of the pass that
     runs at that dump's position (the other pass is judged on its own dump)."""
     keep = {"graph": _is_graph_code, "spmd": lambda c: not _is_graph_code(c)}.get(target.role, lambda c: True)
-    diagnostics = [d for d in model.diagnostics if d.code == "PARSE" or keep(d.code)]
+    diagnostics = [d for d in model.diagnostics if d.code.startswith(_EVERY_POSITION) or keep(d.code)]
     graphs = model.graphs if target.role != "spmd" else []
     launches = model.launches if target.role != "graph" else []
     status = model.status
@@ -96,15 +113,44 @@ def _is_graph_code(code: str) -> bool:
     return code.startswith(_GRAPH_ONLY)
 
 
-def _error(target: Target, reason: str, line: int, col: int) -> FileModel:
-    diag = DiagnosticModel(code="PARSE", severity="error", line=line, column=col, message=reason)
+def _error(target: Target, reason: str, line: int, col: int, code: str = "PARSE") -> FileModel:
+    from legalog.analyzer.codes import CODES
+
+    diag = DiagnosticModel(code=code, severity="error", line=line, column=col, message=reason, help=CODES[code].help)
     path, used_dump = target.report_paths()
     return FileModel(path=path, status="error", diagnostics=[diag], used_dump=used_dump)
 
 
 def crash_result(job: Job, why: str) -> FileModel:
     """The entry of a file whose worker failed outside the analysis (died, lost, unpicklable)."""
-    return _error(job.target, f"internal error: {why}", 1, 1)
+    from legalog.surfaces.internal import report_hint
+
+    return _error(job.target, f"internal error: {why}; {report_hint()}", 1, 1, "INTERNAL")
+
+
+class AnalysisTimeout(BaseException):
+    """The time limit struck (a BaseException, so no `except Exception` on the way out of the
+    analysis mistakes it for that analysis's own failure)."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise `AnalysisTimeout` in the block after `seconds` of wall time (SIGALRM; a no-op off
+    the main thread or without a limit).  It interrupts legalog's own code at any stage."""
+    if not seconds or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def strike(_signum: int, _frame: object) -> None:
+        raise AnalysisTimeout
+
+    previous = signal.signal(signal.SIGALRM, strike)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def analyse_job(job: Job) -> FileModel:
@@ -114,24 +160,33 @@ def analyse_job(job: Job) -> FileModel:
     def analyse(target: Target, runtime: str) -> FileModel:
         return analyse_target(target, runtime, job.data, job.engine)
 
-    if job.cache_dir is None:
-        return analyse(job.target, job.runtime)
-    return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=job.data, engine=job.engine)
+    try:
+        with time_limit(job.timeout):
+            if job.cache_dir is None:
+                return analyse(job.target, job.runtime)
+            return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=job.data, engine=job.engine)
+    except AnalysisTimeout:
+        reason = (f"analysis stopped after {job.timeout:g} s, the per-file time limit (`--timeout`); "
+                  "the other files are reported as usual")  # fmt: skip
+        return _error(job.target, reason, 1, 1, "TIMEOUT")
 
 
 def run(
     files: Sequence[Path | str | Target], runtime: str = "host_build_graph", jobs: int = 1,
     progress: Progress | None = None, *, cache_dir: str | Path | None = None, executor: Executor | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> list[FileModel]:  # fmt: skip
     """Analyse every file; the result list is in the order of `files`.  `cache_dir`: the result
     cache (default: the environment's, see legalog.surfaces.cache); `executor`: where the jobs run
-    (default: this process for `jobs` <= 1, else a pool of `jobs` processes)."""
+    (default: this process for `jobs` <= 1, else a pool of `jobs` processes); `timeout`: seconds a
+    file may take (None or 0: no limit), past which it is an `error` entry with code TIMEOUT."""
     from legalog.rules.engine import resolve_engine
     from legalog.surfaces.cache import default_root
 
     root = str(cache_dir) if cache_dir is not None else default_root()
     engine = resolve_engine()
-    batch = [Job(f if isinstance(f, Target) else Target(str(f)), runtime, root, engine=engine) for f in files]
+    batch = [Job(f if isinstance(f, Target) else Target(str(f)), runtime, root, engine=engine, timeout=timeout or None)
+             for f in files]
     if executor is None:
         executor = serial if jobs <= 1 or len(batch) <= 1 else process_pool(jobs)
     results: list[FileModel | None] = [None] * len(batch)

@@ -20,6 +20,7 @@ SPMD: no DeriveCallDirections -> the newest dump numbered before MaterializeRunt
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -117,6 +118,16 @@ def select(folder: Path) -> list[Target]:
             Target(str(spmd.path), str(folder), "spmd", spmd_why)]  # fmt: skip
 
 
+def _walk(root: Path) -> tuple[list[Path], list[Path]]:
+    """The `*.py` files under `root` (sorted), and the folders under it that cannot be listed.
+    Symbolic links to folders are not followed (a link loop would never end)."""
+    unreadable: list[Path] = []
+    files: list[Path] = []
+    for folder, _subfolders, names in os.walk(root, onerror=lambda err: unreadable.append(Path(err.filename))):
+        files += [p for name in names if name.endswith(".py") and (p := Path(folder) / name).is_file()]
+    return sorted(files), sorted(unreadable)
+
+
 def plan(paths: Iterable[str | Path], all_dumps: bool = False) -> list[Target]:
     """Files as given; directories searched recursively for `*.py`, except that a passes_dump
     folder contributes only the dumps at the passes' positions (unless `all_dumps`)."""
@@ -126,11 +137,12 @@ def plan(paths: Iterable[str | Path], all_dumps: bool = False) -> list[Target]:
         if not path.is_dir():
             targets.append(Target(str(path)))
             continue
-        files = sorted(p for p in path.rglob("*.py") if p.is_file())
+        files, unreadable = _walk(path)
         folders = set() if all_dumps else {p.parent for p in files if DUMP_NAME.match(p.name)}
         for folder in sorted(folders):
             targets += select(folder)
         targets += [Target(str(p)) for p in files if p.parent not in folders]
+        targets += [Target(str(p)) for p in unreadable]  # each an `error` entry: never skipped silently
     return sorted(targets, key=lambda t: (t.folder or t.path, t.role != "graph", t.path))
 
 

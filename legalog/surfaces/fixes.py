@@ -8,6 +8,7 @@ file is never written; neither is one that changed on disk since it was analysed
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import tempfile
@@ -33,15 +34,22 @@ class FixResult:
 
 def write_atomic(target: Path, text: str) -> None:
     """Write through a temporary file in the same folder and rename it over the target, so an
-    interrupted run never leaves a half-written dump."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    interrupted run never leaves a half-written dump.  A failure names `target`, never the
+    temporary file (which is gone by then)."""
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder: give the path of the file to write", str(target))
+    tmp: str | None = None
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
         os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as err:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise OSError(err.errno, f"cannot write: {err.strerror or err}", str(target)) from None
         raise
 
 

@@ -213,7 +213,9 @@ def render_sarif(files: Sequence[FileModel]) -> dict:
     results = [_sarif_result(f, d, index[d.code]) for f in files for d in f.diagnostics]
     driver = {"name": "legalog", "version": __version__, "informationUri": "https://github.com/hw-native-sys/pypto",
               "rules": rules}  # fmt: skip
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
+    # columns are characters (Unicode code points), not SARIF's default UTF-16 code units
+    run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def _sarif_result(f: FileModel, d: DiagnosticModel, rule_index: int) -> dict:

@@ -1,0 +1,291 @@
+"""What PyPTO's parser would refuse, and what the rules cannot run on: checked before the rules.
+
+`ast` reads far more than PyPTO's parser (`pl.parse`) accepts, and the rules assume what that
+parser guarantees: every call names a function of the program with the right number of
+arguments, parameters are distinct, every integer constant fits INT64.  Recursion (a function
+that calls or launches itself, directly or through others) PyPTO's parser does accept, but no
+runtime can execute it and the rules' provenance through a callee's returns would chase itself:
+it is found here, on the call graph, so no rule ever sees a cyclic call graph.  A binding without
+a type annotation inside a Graph cannot be hoisted (a new parameter needs a type) and is said so
+rather than silently left in place.
+
+Any error here stops the analysis before the rules run (`pipeline.analyze`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import fields, is_dataclass
+
+from legalog.analyzer.diagnostics import Diagnostic, diagnostic
+from legalog.ir.model import Assign, BinOp, Call, Const, Dotted, Function, Program, Span, UnaryOp
+from legalog.ir.transform import walk_stmts
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_LAUNCH_FORMS = ("submit", "spmd_submit")
+_OUTPUT_DIRECTIONS = ("Out", "InOut")
+# `self.call_group(group, ...)` calls a function group of older dumps (corpus/SOURCES.md), not a
+# function named `call_group`
+_SELF_BUILTINS = frozenset({"call_group"})
+
+
+def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
+    """Every violation, in source order."""
+    sites = {fn.name: list(call_sites(program, fn)) for fn in program.functions}
+    found = [*_duplicates(program), *_calls(program, sites), *_recursion(program, sites),
+             *_integers(program), *_unannotated(program)]  # fmt: skip
+    return sorted(found, key=lambda d: d.sort_key)
+
+
+Sites = dict[str, list[tuple[Call, str, str]]]
+
+
+# ------------------------------------------------------------------------------ call sites
+
+
+def _nodes(node: object) -> Iterator[object]:
+    """Every IR node under `node` (expressions, types, statements), pre-order."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            stack.extend(reversed(item))
+        elif (names := _child_fields(type(item))) is not None:  # type: ignore[arg-type]
+            yield item
+            stack.extend(reversed([getattr(item, n) for n in names]))
+
+
+@functools.cache
+def _child_fields(kind: type[object]) -> tuple[str, ...] | None:
+    """The fields of an IR node class that can hold nodes (None: not a node); once per class."""
+    if not is_dataclass(kind):
+        return None
+    return tuple(f.name for f in fields(kind) if f.name not in ("span", "comments"))
+
+
+def _callee(call: Call, prefix: str) -> tuple[str, str] | None:
+    """(callee, form) of a call to a program function: `self.f(...)` is a call, and
+    `pl.submit(self.f, ...)` / `pl.spmd_submit(self.f, ...)` a launch."""
+    if call.func.startswith("self.") and call.func[5:] not in _SELF_BUILTINS:
+        return call.func[5:], "call"
+    form = call.func.removeprefix(f"{prefix}.")
+    if form in _LAUNCH_FORMS and call.args and isinstance(call.args[0], Dotted) and call.args[0].path.startswith("self."):
+        return call.args[0].path[5:], form
+    return None
+
+
+def call_sites(program: Program, fn: Function) -> Iterator[tuple[Call, str, str]]:
+    """(call, callee, form) for every call or launch of a program function in `fn`."""
+    for node in _nodes(fn.body):
+        if isinstance(node, Call) and (found := _callee(node, program.prefix)) is not None:
+            yield node, *found
+
+
+def _at(code: str, span: Span, message: str, function: str, subject: str | None = None) -> Diagnostic:
+    return diagnostic(code, message, span.line, span.col, function=function, subject=subject)
+
+
+def _calls(program: Program, sites: Sites) -> Iterator[Diagnostic]:
+    """PyPTO's parser: the callee exists, and a call passes exactly its parameters; a Submit may
+    leave out Out/InOut parameters (the runtime allocates them) but never passes more."""
+    functions = {f.name: f for f in program.functions}
+    for fn in program.functions:
+        for call, name, form in sites[fn.name]:
+            callee = functions.get(name)
+            if callee is None:
+                yield _at("IR402", call.span, f"`{fn.name}` {'calls' if form == 'call' else 'launches'} `{name}`, "
+                                              "which the program does not define", fn.name, name)  # fmt: skip
+                continue
+            got = len(call.args) - (form != "call")
+            most = len(callee.params)
+            least = most if form == "call" else sum(p.direction not in _OUTPUT_DIRECTIONS for p in callee.params)
+            if form == "call" and got < most and callee.type == "Graph":
+                continue  # a Graph call site missing parameters is GB115, the pass's own diagnostic
+            if not least <= got <= most:
+                expected = str(most) if least == most else f"{least}..{most}"
+                yield _at("IR401", call.span, f"`{name}` takes {expected} argument(s), but this "
+                                              f"{'call' if form == 'call' else form} passes {got}", fn.name, name)  # fmt: skip
+
+
+def _duplicates(program: Program) -> Iterator[Diagnostic]:
+    seen_functions: set[str] = set()
+    for fn in program.functions:
+        if fn.name in seen_functions:
+            yield _at("IR403", fn.span, f"function `{fn.name}` is defined twice in the program", fn.name, fn.name)
+        seen_functions.add(fn.name)
+        seen: set[str] = set()
+        for p in fn.params:
+            if p.name in seen:
+                yield _at("IR403", p.span, f"`{fn.name}` declares parameter `{p.name}` twice", fn.name, p.name)
+            seen.add(p.name)
+
+
+# -------------------------------------------------------------------------------- recursion
+
+
+def _recursion(program: Program, sites: Sites) -> Iterator[Diagnostic]:
+    """A call inside a cycle of the call graph (Tarjan's strongly connected components, so a
+    cycle through any number of functions is found in linear time)."""
+    functions = {f.name: f for f in program.functions}
+    edges: dict[str, list[tuple[str, Call]]] = {
+        fn.name: [(callee, call) for call, callee, _form in sites[fn.name] if callee in functions]
+        for fn in program.functions
+    }
+    component = _components({f: [c for c, _ in out] for f, out in edges.items()})
+    for fn in program.functions:
+        for callee, call in edges[fn.name]:
+            if component[callee] != component[fn.name]:
+                continue
+            cycle = _cycle(edges, callee, fn.name, component)
+            path = " -> ".join(f"`{n}`" for n in (fn.name, *cycle))
+            verb = "launches" if not call.func.startswith("self.") else "calls"
+            if fn.type == "Graph":
+                message = f"Graph function `{fn.name}` {verb} a Graph through its own call chain ({path}): nested graphs are not supported"
+                yield _at("GB114", call.span, message, fn.name, callee)
+            else:
+                yield _at("IR405", call.span, f"`{fn.name}` {verb} itself through {path}: recursion cannot run", fn.name, callee)
+
+
+def _components(graph: dict[str, list[str]]) -> dict[str, int]:
+    """Each node's strongly connected component (iterative Tarjan: deep chains never recurse).
+    A node alone in its component without a self-loop gets a component of its own, so an edge
+    lies on a cycle exactly when both ends share a component."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    component: dict[str, int] = {}
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            succ = graph[node]
+            if i < len(succ):
+                work.append((node, i + 1))
+                nxt = succ[i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component[member] = index[node]
+                    if member == node:
+                        break
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return component
+
+
+def _cycle(edges: dict[str, list[tuple[str, Call]]], start: str, goal: str, component: dict[str, int]) -> list[str]:
+    """The shortest path start -> ... -> goal inside their component (breadth first)."""
+    previous: dict[str, str | None] = {start: None}
+    queue = [start]
+    for node in queue:
+        if node == goal:
+            break
+        for nxt, _call in edges[node]:
+            if nxt not in previous and component[nxt] == component[goal]:
+                previous[nxt] = node
+                queue.append(nxt)
+    path: list[str] = []
+    step: str | None = goal
+    while step is not None:
+        path.append(step)
+        step = previous.get(step)
+    return list(reversed(path))
+
+
+# --------------------------------------------------------------------------------- integers
+
+
+def _fold(node: object, memo: dict[int, int | None]) -> int | None:
+    """The value PyPTO's parser folds a literal-only integer expression to, or None.  Values
+    are never computed past INT64 (a `2 ** 2 ** 40` stays cheap): an overflow folds to a value
+    just outside the range, which is all the caller needs to know.  `memo` (by node identity)
+    keeps a long literal chain linear."""
+    key = id(node)
+    if key not in memo:
+        memo[key] = _fold_once(node, memo)
+    return memo[key]
+
+
+_OUT_OF_RANGE = INT64_MAX + 1
+_FOLDS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a**b,
+}  # fmt: skip
+
+
+def _fold_once(node: object, memo: dict[int, int | None]) -> int | None:
+    match node:
+        case Const(value=int() as v) if not isinstance(v, bool):
+            return v
+        case UnaryOp(op="-", operand=x):
+            inner = _fold(x, memo)
+            return None if inner is None else -inner
+        case BinOp(op=op, left=left, right=right) if op in _FOLDS:
+            a, b = _fold(left, memo), _fold(right, memo)
+            if a is None or b is None:
+                return None
+            if not (INT64_MIN <= a <= INT64_MAX and INT64_MIN <= b <= INT64_MAX):
+                return _OUT_OF_RANGE
+            if (op in ("//", "%") and b == 0) or (op == "**" and b < 0):
+                return None
+            if op == "**" and abs(a) > 1 and b > 64:
+                return _OUT_OF_RANGE
+            return _FOLDS[op](a, b)
+    return None
+
+
+def _integers(program: Program) -> Iterator[Diagnostic]:
+    """An integer constant outside INT64, as written or as PyPTO folds it (`ConstInt` is an
+    int64): reported once, at the outermost expression that folds out of range."""
+    for fn in program.functions:
+        memo: dict[int, int | None] = {}
+        reported: list[Span] = []
+        for node in _nodes((fn.params, fn.returns, fn.body)):
+            if not isinstance(node, (Const, BinOp, UnaryOp)) or any(_inside(node.span, r) for r in reported):
+                continue
+            value = _fold(node, memo)
+            if value is not None and not INT64_MIN <= value <= INT64_MAX:
+                reported.append(node.span)
+                yield _at("IR404", node.span, f"an integer constant in `{fn.name}` does not fit INT64 "
+                                              "(PyPTO's ConstInt is a 64-bit integer)", fn.name)  # fmt: skip
+
+
+def _inside(span: Span, outer: Span) -> bool:
+    return (outer.line, outer.col) <= (span.line, span.col) and (span.end_line, span.end_col) <= (outer.end_line, outer.end_col)
+
+
+# ------------------------------------------------------------------------- Graph annotations
+
+
+def _unannotated(program: Program) -> Iterator[Diagnostic]:
+    """A Graph binding without a type: Step A-C would need its type for the new parameter, and a
+    value the pass cannot type is a value it cannot judge.  Loop-carried merges (`a, b =
+    pl.yield_(...)`) carry their types on the loop and are not bindings of this kind."""
+    yield_ = f"{program.prefix}.yield_"
+    for fn in program.functions:
+        if fn.type != "Graph":
+            continue
+        for stmt in walk_stmts(fn.body):
+            if isinstance(stmt, Assign) and stmt.type is None:
+                if isinstance(stmt.value, Call) and stmt.value.func == yield_:
+                    continue
+                names = ", ".join(f"`{t}`" for t in stmt.targets)
+                yield _at("IR406", stmt.span, f"{names} in Graph function `{fn.name}` is bound without a type "
+                                              "annotation, so the pass cannot type (or hoist) it", fn.name, stmt.targets[0])  # fmt: skip

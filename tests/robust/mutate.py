@@ -1,0 +1,210 @@
+"""A seeded mutator over real PyPTO dumps: the kinds of damage issue 12's users did by hand.
+
+Each mutation takes the text of a dump and a `random.Random` and returns new bytes; together
+they cover frontend-style rebinding, arity changes, unknown callees, recursion, huge and
+out-of-range integers, missing annotations, non-ASCII names, a BOM, bad bytes, truncation and
+broken structure.  Deterministic: the same seed gives the same mutants.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Mutation = Callable[[str, random.Random], bytes]
+
+_CALL = re.compile(r"\bself\.(\w+)\(")
+_LAUNCH = re.compile(r"\bpl\.(?:spmd_)?submit\(self\.(\w+)")
+_DEF = re.compile(r"^\s*def (\w+)\(", re.MULTILINE)
+_INT = re.compile(r"(?<![\w.])\d+(?![\w.])")
+_ANNOTATED = re.compile(r"^(\s*\w+): [^=]+ = ", re.MULTILINE)
+_SSA = re.compile(r"__(?:ssa|tmp|idx|iter|rv|phi)_v\d+")
+_NAME = re.compile(r"^\s*(\w+): ", re.MULTILINE)
+
+
+def _body_lines(text: str) -> list[int]:
+    """Indices of statement lines inside functions (indented twice or more)."""
+    return [i for i, line in enumerate(text.splitlines()) if line.startswith("        ") and line.strip()]
+
+
+def _edit_line(text: str, rng: random.Random, edit: Callable[[str], str | None]) -> bytes:
+    lines = text.splitlines(keepends=True)
+    candidates = [i for i in _body_lines(text) if edit(lines[i]) is not None]
+    if candidates:
+        i = rng.choice(candidates)
+        lines[i] = edit(lines[i]) or lines[i]
+    return "".join(lines).encode()
+
+
+def drop_line(text: str, rng: random.Random) -> bytes:
+    lines = text.splitlines(keepends=True)
+    if body := _body_lines(text):
+        del lines[rng.choice(body)]
+    return "".join(lines).encode()
+
+
+def duplicate_line(text: str, rng: random.Random) -> bytes:
+    """A name bound twice (frontend style), a launch tuple rebound by a second launch..."""
+    lines = text.splitlines(keepends=True)
+    if body := _body_lines(text):
+        i = rng.choice(body)
+        lines.insert(i + rng.choice((1, 2)), lines[i])
+    return "".join(lines).encode()
+
+
+def swap_lines(text: str, rng: random.Random) -> bytes:
+    lines = text.splitlines(keepends=True)
+    body = _body_lines(text)
+    if len(body) > 1:
+        i, j = rng.sample(body, 2)
+        lines[i], lines[j] = lines[j], lines[i]
+    return "".join(lines).encode()
+
+
+def _args_span(line: str, start: int) -> tuple[int, int] | None:
+    """[open paren + 1, matching close paren) of the call whose `(` is at `start`."""
+    depth = 0
+    for k in range(start, len(line)):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(line[k], 0)
+        if depth == 0:
+            return start + 1, k
+    return None
+
+
+def _split_args(inner: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in inner:
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return [*parts, current] if current.strip() else parts
+
+
+def _with_args(line: str, change: Callable[[list[str]], list[str]]) -> str | None:
+    m = _CALL.search(line) or re.search(r"\bpl\.(?:spmd_)?submit\(", line)
+    if m is None or (span := _args_span(line, m.end() - 1)) is None:
+        return None
+    args = _split_args(line[span[0] : span[1]])
+    positional = [a for a in args if "=" not in a.split("(")[0]]
+    keywords = args[len(positional) :]
+    if not positional:
+        return None
+    return line[: span[0]] + ",".join(change(positional) + keywords) + line[span[1] :]
+
+
+def drop_argument(text: str, rng: random.Random) -> bytes:
+    return _edit_line(text, rng, lambda line: _with_args(line, lambda a: a[:-1]))
+
+
+def extra_argument(text: str, rng: random.Random) -> bytes:
+    return _edit_line(text, rng, lambda line: _with_args(line, lambda a: a + [a[rng.randrange(len(a))]]))
+
+
+def recurse(text: str, rng: random.Random) -> bytes:
+    """A call or launch of another function of the program (the one it sits in, or a cycle, perhaps)."""
+    names = _DEF.findall(text)
+
+    def retarget(line: str) -> str | None:
+        m = _CALL.search(line) or _LAUNCH.search(line)
+        if m is None or not names:
+            return None
+        return line[: m.start(1)] + rng.choice(names) + line[m.end(1) :]
+
+    return _edit_line(text, rng, retarget)
+
+
+def unknown_callee(text: str, rng: random.Random) -> bytes:
+    return _edit_line(text, rng, lambda line: _CALL.sub("self.not_in_program(", line, count=1) if _CALL.search(line) else None)
+
+
+def huge_integer(text: str, rng: random.Random) -> bytes:
+    value = rng.choice(("9223372036854775807", "9223372036854775808", "-9223372036854775809", "(2 ** 64)",
+                        "(10 ** 5000)", "9" * 4400, "(4611686018427387904 * 4)", "0", "-1"))  # fmt: skip
+    return _edit_line(text, rng, lambda line: _INT.sub(value, line, count=1) if _INT.search(line) else None)
+
+
+def strip_annotation(text: str, rng: random.Random) -> bytes:
+    return _edit_line(text, rng, lambda line: _ANNOTATED.sub(r"\1 = ", line, count=1) if _ANNOTATED.match(line) else None)
+
+
+def non_ascii_name(text: str, rng: random.Random) -> bytes:
+    names = sorted(set(_NAME.findall(text)))
+    if not names:
+        return text.encode()
+    name = rng.choice(names)
+    return re.sub(rf"\b{re.escape(name)}\b", name + rng.choice(("_é", "ñandú", "_变量")), text).encode()
+
+
+def frontend_names(text: str, rng: random.Random) -> bytes:
+    """SSA suffixes gone, as in `00_frontend.py`: every rebinding shares one name."""
+    return _SSA.sub("", text).encode()
+
+
+def byte_order_mark(text: str, rng: random.Random) -> bytes:
+    return b"\xef\xbb\xbf" + text.encode()
+
+
+def truncate(text: str, rng: random.Random) -> bytes:
+    data = text.encode()
+    return data[: rng.randrange(len(data))] if data else data
+
+
+def bad_bytes(text: str, rng: random.Random) -> bytes:
+    data = bytearray(text.encode())
+    data.insert(rng.randrange(len(data) + 1), rng.choice((0x00, 0xFF, 0xC3)))
+    return bytes(data)
+
+
+def function_type(text: str, rng: random.Random) -> bytes:
+    kinds = ("Graph", "Orchestration", "InCore", "AIV", "Opaque")
+
+    def swap(m: re.Match[str]) -> str:
+        return f"FunctionType.{rng.choice(kinds)}" if rng.random() < 0.3 else m[0]
+
+    return re.sub(r"FunctionType\.(\w+)", swap, text).encode()
+
+
+def core_num(text: str, rng: random.Random) -> bytes:
+    value = rng.choice(("0", "-2", "n", "(2 ** 63)", "k - 1"))
+    return re.sub(r"core_num=[^,)]+", f"core_num={value}", text, count=1).encode()
+
+
+def dedent(text: str, rng: random.Random) -> bytes:
+    return _edit_line(text, rng, lambda line: line[rng.randrange(1, 8) :])
+
+
+MUTATIONS: tuple[Mutation, ...] = (
+    drop_line, duplicate_line, swap_lines, drop_argument, extra_argument, recurse, unknown_callee,
+    huge_integer, strip_annotation, non_ascii_name, frontend_names, byte_order_mark, truncate, bad_bytes,
+    function_type, core_num, dedent,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str  # `<seed dump>.<mutation>.<n>.py`
+    data: bytes
+    seed: str
+    mutations: tuple[str, ...]
+
+
+def mutants(seeds: dict[str, str], count: int, seed: int) -> list[Mutant]:
+    """`count` mutants of the seed dumps, one to three mutations each."""
+    rng = random.Random(seed)
+    out = []
+    names = sorted(seeds)
+    for n in range(count):
+        base = rng.choice(names)
+        text = seeds[base]
+        applied = rng.sample(MUTATIONS, rng.choice((1, 1, 2, 3)))
+        data = text.encode()
+        for mutation in applied:
+            data = mutation(data.decode("utf-8", "replace"), rng)
+        label = "+".join(m.__name__ for m in applied)
+        out.append(Mutant(f"{base.removesuffix('.py')}.{label}.{n}.py", data, base, tuple(m.__name__ for m in applied)))
+    return out
