@@ -99,10 +99,10 @@ def test_in_a_batch_an_internal_error_is_that_files_entry(
 def hang_on(monkeypatch: pytest.MonkeyPatch, stuck: str) -> None:
     real = batch.analyse_target
 
-    def analyse(target, runtime="host_build_graph"):  # type: ignore[no-untyped-def]
+    def analyse(target, runtime="host_build_graph", *rest):  # type: ignore[no-untyped-def]
         while Path(target.path).name == stuck:
             time.sleep(0.01)
-        return real(target, runtime)
+        return real(target, runtime, *rest)
 
     monkeypatch.setattr(batch, "analyse_target", analyse)
 
