@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields, is_dataclass
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
+from legalog.digraph import strongly_connected_components
 from legalog.ir.model import Assign, BinOp, Call, Const, Dotted, Function, Program, Span, UnaryOp
 from legalog.ir.transform import walk_stmts
 
@@ -148,46 +149,9 @@ def _recursion(program: Program, sites: Sites) -> Iterator[Diagnostic]:
 
 
 def _components(graph: dict[str, list[str]]) -> dict[str, int]:
-    """Each node's strongly connected component (iterative Tarjan: deep chains never recurse).
-    A node alone in its component without a self-loop gets a component of its own, so an edge
-    lies on a cycle exactly when both ends share a component."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    component: dict[str, int] = {}
-    counter = 0
-    for root in graph:
-        if root in index:
-            continue
-        work: list[tuple[str, int]] = [(root, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = counter
-                counter += 1
-                stack.append(node)
-                on_stack.add(node)
-            succ = graph[node]
-            if i < len(succ):
-                work.append((node, i + 1))
-                nxt = succ[i]
-                if nxt not in index:
-                    work.append((nxt, 0))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            if low[node] == index[node]:
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component[member] = index[node]
-                    if member == node:
-                        break
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-    return component
+    """Each node's strongly connected component: an edge lies on a cycle exactly when both ends
+    share one (a node alone without a self-loop is a component of its own)."""
+    return {m: i for i, members in enumerate(strongly_connected_components(graph, graph)) for m in members}
 
 
 def _cycle(edges: dict[str, list[tuple[str, Call]]], start: str, goal: str, component: dict[str, int]) -> list[str]:

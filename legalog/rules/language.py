@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from legalog.digraph import strongly_connected_components
+
 __all__ = [
     "Aggregate",
     "Arith",
@@ -379,42 +381,7 @@ def check_stratification(preds: Iterable[str], deps: Iterable[Dependency]) -> tu
     for n in nodes:
         edges[n].sort(key=lambda d: (d.body, d.negative))
 
-    # Tarjan, iterative (rule sets are small, but recursion limits are not worth the risk).
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    sccs: list[tuple[str, ...]] = []
-    for root in nodes:
-        if root in index:
-            continue
-        work: list[tuple[str, int]] = [(root, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = len(index)
-                stack.append(node)
-                on_stack.add(node)
-            if i < len(edges[node]):
-                work.append((node, i + 1))
-                succ = edges[node][i].body
-                if succ not in index:
-                    work.append((succ, 0))
-                elif succ in on_stack:
-                    low[node] = min(low[node], index[succ])
-                continue
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                scc = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    scc.append(member)
-                    if member == node:
-                        break
-                sccs.append(tuple(sorted(scc)))
+    sccs = strongly_connected_components(nodes, {n: [d.body for d in edges[n]] for n in nodes})
     component = {member: scc for scc in sccs for member in scc}
     for n in nodes:
         for dep in edges[n]:

@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "legalog"
 # A room may import its own modules and any room of a lower rank, never one of a higher rank.
 RANKS = {
     "version": 0,
+    "digraph": 0,
     "ir": 1,
     "facts": 2,
     "extractor": 3,
