@@ -18,7 +18,9 @@ time), and peak RSS of the main process and of the largest worker.  Sections:
 * shard: `--shard 1/2` and `--shard 2/2` run at once with `--jobs 1` (two CI machines of one core
   each), then `legalog merge`; compared with the `--jobs 2` run, and checked byte-identical;
 * rss: `--jobs 2` over each batch size in `--rss` (the `--jobs 2` run above counts for its own
-  size): the main process's peak RSS must stay flat.
+  size), and `--jobs 1` over each size in `--replay` with every analysis replayed from one real
+  one (the report entries are real, the analyses' CPU is not spent): the main process's peak RSS
+  must stay flat, growing only by the report's entries.
 
 Results go to bench/out/scale.json and a table on stdout.  The machine's load average is recorded
 beside the figures: on a shared machine, compare CPU seconds per file rather than wall time.
@@ -52,6 +54,17 @@ with open(os.environ["BENCH_RUSAGE"], "w") as out:
 sys.exit(code)
 """
 
+# The same, with every file's analysis replayed from one real analysis (argv[1]) at the file's
+# path: what the main process holds for N report entries, without N analyses' CPU.
+_REPLAY = """
+import sys
+from legalog.surfaces import batch
+from legalog.surfaces.dumps import Target
+template = batch.analyse_target(Target(sys.argv[1]))
+batch.analyse_job = lambda job: template.model_copy(update={"path": job.target.path}, deep=True)
+sys.argv[1:] = sys.argv[2:]
+""" + _WRAPPER
+
 
 def make_batch(count: int) -> Path:
     """`count` synthetic dumps (seeds 0..count-1), generated once and reused."""
@@ -66,13 +79,13 @@ def make_batch(count: int) -> Path:
     return folder
 
 
-def legalog(args: list[str], stdout: Path | None = None) -> dict:
+def legalog(args: list[str], stdout: Path | None = None, wrapper: str = _WRAPPER) -> dict:
     """One `legalog` process: wall time, exit code, CPU and peak RSS (MiB)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as usage:
         env = {**os.environ, "PYTHONPATH": str(REPO), "BENCH_RUSAGE": usage.name, "LEGALOG_NO_CACHE": "1"}
         sink = open(stdout, "w") if stdout else subprocess.DEVNULL  # noqa: SIM115 - closed below
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", _WRAPPER, *args], cwd=REPO, env=env, stdout=sink,
+        proc = subprocess.Popen([sys.executable, "-c", wrapper, *args], cwd=REPO, env=env, stdout=sink,
                                 stderr=subprocess.DEVNULL)  # fmt: skip
         proc.wait()
         wall = time.perf_counter() - t0
@@ -116,7 +129,7 @@ def dask_figures(folder: Path, files: int, base: list[str]) -> dict:
 
     t0 = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster:  # fmt: skip
+                      dashboard_address="127.0.0.1:0") as cluster:  # fmt: skip
         startup = time.perf_counter() - t0
         row = legalog([*base, "--executor", "dask", "--scheduler", cluster.scheduler_address])
         with DaskExecutor(cluster.scheduler_address) as executor:
@@ -176,6 +189,16 @@ def rss(sizes: list[int], known: dict[int, dict]) -> dict:
     return rows
 
 
+def replay(sizes: list[int]) -> dict:
+    """`--jobs 1`, every analysis replayed from one real one: the main process's memory for N entries."""
+    rows = {}
+    for n in sizes:
+        folder = make_batch(n)
+        args = [str(folder / "synth_00000.py"), "check", str(folder), "--no-progress", "--format", "json", "--jobs", "1"]
+        rows[str(n)] = per_file(legalog(args, wrapper=_REPLAY), n)
+    return rows
+
+
 def table(results: dict) -> str:
     lines = [f"load average at start: {results['load_average']}"]
 
@@ -197,14 +220,18 @@ def table(results: dict) -> str:
                      f"{s['shards_wall_s']:.1f} s, merge {s['merge_wall_s']:.2f} s; identical: {s['identical']}")  # fmt: skip
     for n, r in results.get("rss", {}).items():
         row(f"rss: check --jobs 2, {n} dumps", r)
+    for n, r in results.get("replay", {}).items():
+        row(f"rss: replayed analyses, {n} dumps", r)
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="legalog batch scale benchmarks (issue 14)")
     ap.add_argument("--files", type=int, default=1000, help="dumps in the throughput and shard batch")
-    ap.add_argument("--rss", type=int, nargs="*", default=[1000, 5000], help="batch sizes for peak RSS")
-    ap.add_argument("--only", choices=("throughput", "shard", "rss"), help="one section")
+    ap.add_argument("--rss", type=int, nargs="*", default=[1000], help="batch sizes for peak RSS, analysed")
+    ap.add_argument("--replay", type=int, nargs="*", default=[1000, 5000],
+                    help="batch sizes for peak RSS with the analyses replayed (the main process's share)")
+    ap.add_argument("--only", choices=("throughput", "shard", "rss", "replay"), help="one section")
     ap.add_argument("--skip-dask", action="store_true", help="without Dask (not installed)")
     ap.add_argument("--json", default=str(OUT / "scale.json"))
     ap.add_argument("--dask-section", nargs=3, metavar=("OUT", "FOLDER", "FILES"), help=argparse.SUPPRESS)
@@ -234,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
         section("shard", lambda: shard_and_merge(folder, args.files, whole, jobs2))
     if args.only in (None, "rss") and args.rss:
         section("rss", lambda: rss(args.rss, {args.files: jobs2} if jobs2 else {}))
+    if args.only in (None, "replay") and args.replay:
+        section("replay", lambda: replay(args.replay))
     return 0
 
 

@@ -8,6 +8,7 @@ file:line:col, and nothing half-written is left on disk (every write is temp fil
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import os
@@ -55,10 +56,8 @@ class UsageError(Exception):
 def _silence_stdout() -> None:
     # The reader went away (`legalog ... | head`): point stdout at devnull so the interpreter's
     # final flush does not raise a second BrokenPipeError.
-    try:
+    with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -151,7 +150,7 @@ def _scale_options(check: argparse.ArgumentParser) -> None:
                        help="the Dask scheduler for --executor dask (default: $LEGALOG_DASK_SCHEDULER)")
 
 
-def _shard(text: str):  # type: ignore[no-untyped-def]
+def _shard(text: str):
     from legalog.surfaces.shard import parse_shard
 
     try:
@@ -231,7 +230,7 @@ def _check(args: argparse.Namespace) -> int:
     return _exit_status(results, args.fail_on)
 
 
-def _planned(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _planned(args: argparse.Namespace):
     """The dumps to analyse, less the config's `exclude`."""
     from legalog.surfaces.dumps import plan
 
@@ -241,13 +240,13 @@ def _planned(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return targets
 
 
-def _shard_targets(targets, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _shard_targets(targets, args: argparse.Namespace):
     from legalog.surfaces.shard import select
 
     return select(targets, args.paths, args.shard)
 
 
-def _shard_run(results, indexed, targets, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _shard_run(results, indexed, targets, args: argparse.Namespace):
     """A shard's `run` block (what `merge` needs); None for an unsharded check."""
     if args.shard is None:
         return None
@@ -260,7 +259,7 @@ def _shard_run(results, indexed, targets, args: argparse.Namespace):  # type: ig
                      batch_digest=batch_digest(targets, args.paths), options=options)  # fmt: skip
 
 
-def _executor(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _executor(args: argparse.Namespace):
     """A context holding the batch's executor (None: local processes)."""
     import contextlib
 
@@ -279,7 +278,7 @@ def _executor(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         raise UsageError(str(err)) from None
 
 
-def _say_positions(targets, fmt: str) -> None:  # type: ignore[no-untyped-def]
+def _say_positions(targets, fmt: str) -> None:
     # which dump stands for each pass's position: with the findings in text, on stderr otherwise
     where = sys.stdout if fmt == "text" else sys.stderr
     for target in targets:
@@ -287,7 +286,7 @@ def _say_positions(targets, fmt: str) -> None:  # type: ignore[no-untyped-def]
             print(f"passes_dump {target.describe()}", file=where)
 
 
-def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = False) -> None:  # type: ignore[no-untyped-def]
+def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = False) -> None:
     from legalog.surfaces.render import render_sarif, render_text
     from legalog.surfaces.report import ReportModel
 
@@ -299,7 +298,7 @@ def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = Fa
         print(render_text(results, verbose=verbose, lines_of=lines_of))
 
 
-def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking", **options):  # type: ignore[no-untyped-def]
+def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking", **options):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -323,7 +322,7 @@ def _merge(args: argparse.Namespace) -> int:
     return _exit_status(merged.files, args.fail_on)
 
 
-def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
+def _exit_status(results, fail_on: str) -> int:
     if any(r.status == "error" for r in results):
         return EXIT_USAGE
     severities = {"error": ("error",), "warning": ("error", "warning"), "never": ()}[fail_on]
@@ -335,11 +334,11 @@ def _exit_status(results, fail_on: str) -> int:  # type: ignore[no-untyped-def]
 # -------------------------------------------------------------------------- one-file commands
 
 
-def _load(path: str, runtime: str):  # type: ignore[no-untyped-def]
+def _load(path: str, runtime: str):
     """Analyse one file, or raise UsageError with the PARSE diagnostic's file:line:col."""
-    from legalog.pipeline import analyze
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_file
+    from legalog.pipeline import analyze
 
     if not Path(path).is_file():
         raise UsageError(f"no such file: {path}")
@@ -414,7 +413,7 @@ def _fix_many(args: argparse.Namespace) -> int:
     return EXIT_REJECTED if any(r.outcome == "rejected" for r in results) else EXIT_OK
 
 
-def _diff_many(targets, models) -> int:  # type: ignore[no-untyped-def]
+def _diff_many(targets, models) -> int:
     from legalog.surfaces.fixes import fixed_text
 
     status = EXIT_OK
@@ -477,7 +476,7 @@ def _query(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _list_relations(relations, fmt: str) -> int:  # type: ignore[no-untyped-def]
+def _list_relations(relations, fmt: str) -> int:
     if fmt == "json":
         print(json.dumps([{"name": r.name, "columns": list(r.columns), "kind": r.kind, "meaning": r.meaning}
                           for r in relations.values()], indent=2))  # fmt: skip

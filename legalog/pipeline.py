@@ -15,18 +15,19 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, get_args
 
-from legalog.analyzer.diagnostics import Diagnostic, parse_diagnostic
+from legalog.analyzer.diagnostics import Diagnostic, declined_diagnostics, in_dump_names, parse_diagnostic
 from legalog.analyzer.explain import Explanation, explain
 from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.verifier import verify
-from legalog.extractor.lower import Lowering, lower
+from legalog.extractor.lower import FULL_BODY_KINDS, Lowering, lower
 from legalog.facts.store import FactStore
 from legalog.ir.errors import ParseError
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
+from legalog.ir.ssa import VersionedFunction, unversion_program, version_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 from legalog.rules.engine import Derived, RuleProgram, evaluate, resolve_engine
@@ -70,6 +71,10 @@ class Analysis:
     # program `fix` will write; and the values kept in place, with why that is safe.
     findings: tuple[Diagnostic, ...] = ()
     kept: tuple[KeptValue, ...] = ()
+    # A frontend dump is analysed in SSA form (`program`); `source` is the program as read and
+    # `versions` the way back to its names, for the functions that were versioned.
+    source: Program | None = field(default=None, repr=False, compare=False)
+    versions: dict[str, VersionedFunction] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -94,10 +99,17 @@ class Analysis:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
         return explain(self, function, var)
 
+    @property
+    def output(self) -> Program | None:
+        """The legalized program as the dump would spell it (its own names, frontend style)."""
+        if self.legalized is None or self.source is None:
+            return self.legalized
+        return unversion_program(self.legalized, self.source, self.versions)
+
     def legalized_text(self) -> str | None:
         if self.status in ("error", "rejected") or self.legalized is None:
             return None
-        return print_program(self.legalized)
+        return print_program(self.output)  # type: ignore[arg-type]
 
 
 def pass_rules() -> RuleProgram:
@@ -135,14 +147,16 @@ def analyze(
     engine = resolve_engine(engine)
     chosen = _chosen(passes)
     try:
-        program = parse(source, path) if isinstance(source, str) else source
+        read = parse(source, path) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
+    program, versions = version_program(read, FULL_BODY_KINDS)
     lowering, derived = solve(program, runtime, engine)
     graphs = graph_decisions(program, lowering, derived) if "graph" in chosen else ()
     launches = decide_launches(program, lowering, derived) if "spmd" in chosen else None
     diagnostics = graph_diagnostics(program, lowering, derived) if "graph" in chosen else []
     diagnostics += launches.diagnostics if launches is not None else ()
+    diagnostics = [in_dump_names(d, versions) for d in diagnostics] + declined_diagnostics(versions)
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
         # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only
@@ -154,10 +168,11 @@ def analyze(
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
     legal = not any(d.severity == "error" for d in ordered)
     findings = graph_findings(program, lowering, derived, graphs) if legal else ()
+    findings = tuple(in_dump_names(d, versions) for d in findings)
     kept = kept_values(program, lowering, derived, graphs)
     decided = launches.launches if launches is not None else ()
     return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived,
-                    engine=engine, findings=findings, kept=kept)
+                    engine=engine, findings=findings, kept=kept, source=read, versions=versions)
 
 
 def legalize(
@@ -166,7 +181,7 @@ def legalize(
 ) -> Program:  # fmt: skip
     """The program legalized by the chosen passes, or `LegalizeError` carrying every error diagnostic."""
     result = analyze(source, path, runtime, engine, passes=passes)
-    if result.errors or result.legalized is None:
+    if result.errors or result.output is None:
         raise LegalizeError(result.errors, path)
-    return result.legalized
+    return result.output
 

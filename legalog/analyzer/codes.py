@@ -117,6 +117,11 @@ CODES: dict[str, CodeInfo] = {
         CodeInfo("HC202", "host-reads-device-value", "host graph construction reads a runtime allocation or a device task's output",
                  "read only ready host tensors at orchestration level; move the read into a kernel",
                  "values produced by device tasks in the current graph do not exist while the host builds it"),
+        CodeInfo("FE401", "frontend-unversionable-binding", "a rebound name in a frontend dump has no single SSA meaning",
+                 "bind the name before the loop or `if`, on every path, so each read has one value",
+                 "PyPTO's ConvertToSSA versions rebound names before any pass runs; a name first bound in a loop and read "
+                 "after it, or bound in one branch only, is left without a value (`x__FREE_VAR`), so neither the passes "
+                 "nor the runtime see a defined program"),
         CodeInfo("SP301", "spmd-missing-output", "an SPMD launch lacks a caller-provided Out/InOut argument",
                  "preallocate those tensors and pass them to the launch",
                  "the non-positive path must preserve the caller's existing outputs"),

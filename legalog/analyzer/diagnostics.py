@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from legalog.analyzer.codes import CODES, Severity
 from legalog.ir.errors import ParseError
+from legalog.ir.ssa import VersionedFunction
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,3 +44,30 @@ def diagnostic(
 
 def parse_diagnostic(err: ParseError) -> Diagnostic:
     return diagnostic("PARSE", err.reason, err.line, err.col)
+
+
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def in_dump_names(d: Diagnostic, versions: dict[str, VersionedFunction]) -> Diagnostic:
+    """`d` with the versioned names of its function spelled as the dump printed them."""
+    v = versions.get(d.function or "")
+    if v is None:
+        return d
+
+    def spell(text: str) -> str:
+        return _IDENTIFIER.sub(lambda m: v.printed.get(m.group(0), m.group(0)), text)
+
+    return replace(d, message=spell(d.message), subject=None if d.subject is None else spell(d.subject))
+
+
+def declined_diagnostics(versions: dict[str, VersionedFunction]) -> list[Diagnostic]:
+    """One FE401 per frontend construct versioning cannot give a sound meaning."""
+    out = []
+    for name, v in sorted(versions.items()):
+        for item in v.declined:
+            out.append(diagnostic(
+                "FE401", f"`{item.name}` {item.reason}: this frontend binding has no single value to analyse",
+                item.span.line, item.span.col, function=name, subject=item.name,
+            ))  # fmt: skip
+    return out

@@ -164,7 +164,7 @@ def _show(cell: Any) -> str:
 def resolve(analysis: Analysis, function: str, var: str) -> str:
     """The variable id (`F/name`) for a printed name with or without its SSA suffix."""
     d = _derived(analysis)
-    kinds = {f: k for f, k in d["function"]}
+    kinds = dict(d["function"])
     if function not in kinds:
         close = difflib.get_close_matches(function, sorted(kinds), n=5)
         raise WhyError(f"no function `{function}` in {analysis.path or 'the input'}", close or sorted(kinds))
@@ -187,7 +187,7 @@ def _names(analysis: Analysis, function: str) -> set[str]:
     return {i.split("/", 1)[1] for i in ids if isinstance(i, str) and i.startswith(prefix)}
 
 
-def _derived(analysis: Analysis):  # type: ignore[no-untyped-def]
+def _derived(analysis: Analysis):
     if analysis.full_derived is None or analysis.lowering is None or analysis.program is None:
         raise WhyError(f"{analysis.path or 'the input'} could not be analysed: {_first_error(analysis)}")
     return analysis.full_derived

@@ -99,8 +99,8 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
     for fn in graphs:
         mine = f"{fn.name}/"
 
-        def local(rel: str) -> list[str]:
-            return sorted((r[0] for r in derived[rel] if str(r[0]).startswith(mine)), key=lambda v: _order(assign[v][0]))
+        def local(rel: str, mine: str = mine) -> list[str]:
+            return _local_rows(derived, rel, mine, assign)
 
         def hoist(v: str, kind: HoistKind, direction: str, source: str | None = None) -> HoistedValue:
             stmt = lowering.stmts[assign[v][0]]
@@ -116,7 +116,7 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
              if v.startswith(mine) and v in assign),
             key=lambda t: t[2],
         )  # fmt: skip
-        counts = {g: n for g, n in derived["node_count"]}
+        counts: dict[str, int] = dict(derived["node_count"])
         out.append(GraphDecision(
             function=fn.name,
             hoisted=tuple(allocs + views + scalars),
@@ -124,13 +124,18 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
             tensor_links=tuple(links),
             kept_invariant=tuple(var_name(v) for v in local("kept_invariant")),
             kept_views=tuple(var_name(v) for v in local("kept_view")),
-            node_count=counts.get(fn.name),  # type: ignore[arg-type]
+            node_count=counts.get(fn.name),
         ))  # fmt: skip
     return tuple(out)
 
 
+def _local_rows(derived: Derived, rel: str, mine: str, assign: dict) -> list[str]:
+    """The first column of `rel`'s rows that belong to the function prefixed `mine`, in definition order."""
+    return sorted((r[0] for r in derived[rel] if str(r[0]).startswith(mine)), key=lambda v: _order(assign[v][0]))
+
+
 def _aliases(derived: Derived, mine: str, assign: dict) -> tuple[tuple[str, str], ...]:
-    roots = {v: r for v, r in derived["alias_root"]}
+    roots: dict[str, str] = dict(derived["alias_root"])
     rows = [(v, roots[v]) for v, _ in derived["scalar_alias"] if v.startswith(mine)]
     rows.sort(key=lambda row: _order(assign[row[0]][0]))
     return tuple((var_name(v), var_name(r)) for v, r in rows)
@@ -138,15 +143,17 @@ def _aliases(derived: Derived, mine: str, assign: dict) -> tuple[tuple[str, str]
 
 def _view_roots(derived: Derived) -> dict[str, tuple[str, str]]:
     """A hoisted view's direction (its root's: a hoisted allocation is InOut) and its source."""
-    directions = {v: d for v, d in derived["param_dir"]}
+    directions: dict[str, str] = dict(derived["param_dir"])
     hoisted_allocs = {r[0] for r in derived["hoisted_alloc"]}
-    source = {v: s for v, s, _ in derived["view"]}
+    source: dict[str, str] = {v: s for v, s, _ in derived["view"]}
     roots: dict[str, tuple[str, str]] = {}
     for v, r in derived["root"]:
+        root_name: str = r
+        origin = source.get(v, root_name)
         if r in hoisted_allocs:
-            roots[v] = ("InOut", var_name(source.get(v, r)))
+            roots[v] = ("InOut", var_name(origin))
         elif r in directions:
-            roots[v] = (directions[r], var_name(source.get(v, r)))  # type: ignore[assignment]
+            roots[v] = (directions[r], var_name(origin))
     return roots
 
 
@@ -238,7 +245,7 @@ def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) ->
         emit("GB116", at.expr_span(e), fn_of(e), None, "this Graph launch carries explicit dependencies (deps=)")
     for (e,) in derived.sorted("graph_launch_predicate"):
         emit("GB117", at.expr_span(e), fn_of(e), None, "this Graph launch carries a dispatch predicate")
-    for e, i, w in derived.sorted("unslotted_scalar"):
+    for e, _slot, w in derived.sorted("unslotted_scalar"):
         emit("GB118", at.expr_span(e), fn_of(e), var_name(w),
              f"scalar `{var_name(w)}` reaches a task but is neither a parameter, hoistable, nor replay-invariant"
              f"{_culprit(derived, at, w)}: replay would reuse the first call's value")

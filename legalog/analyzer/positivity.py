@@ -44,17 +44,17 @@ from legalog.ir.model import (
 )
 
 __all__ = [
+    "CORE_NUM",
     "DEFAULT_RLIMIT",
     "DEFAULT_SEED",
-    "CORE_NUM",
     "LoopRange",
+    "Outcome",
     "PositivityGoal",
     "Verdict",
-    "Outcome",
+    "expr_text",
+    "fold_constant",
     "prove",
     "smt2",
-    "fold_constant",
-    "expr_text",
 ]
 
 Outcome: TypeAlias = Literal["proven", "refuted", "unknown"]
@@ -226,8 +226,8 @@ def fold_constant(e: Expr) -> int | None:
         case Const(value=int() as v):
             return v
         case UnaryOp(op="-" | "+" as op, operand=x):
-            v = fold_constant(x)
-            return None if v is None else (-v if op == "-" else v)
+            inner = fold_constant(x)
+            return None if inner is None else (-inner if op == "-" else inner)
         case BinOp(op=op, left=l, right=r) if op in _FOLD_BINOPS:
             a, b = fold_constant(l), fold_constant(r)
             if a is None or b is None or (op in ("//", "%") and b == 0):
@@ -239,8 +239,8 @@ def fold_constant(e: Expr) -> int | None:
                 return None
             return (min if _MIN_MAX[f] == "min" else max)(vals)  # type: ignore[type-var]
         case Call(func=f, args=(x,)) if f in _ABS:
-            v = fold_constant(x)
-            return None if v is None else abs(v)
+            inner = fold_constant(x)
+            return None if inner is None else abs(inner)
         case Call(func=f, args=(x, *_)) if f in _CAST and _cast_dtype(e) in _INT_DTYPES:
             return fold_constant(x)
     return None
@@ -306,10 +306,10 @@ class _Encoder:
     def _as_int(self, t: z3.ExprRef) -> z3.ArithRef:
         if z3.is_bool(t):
             return z3.If(t, z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx))
-        return t  # type: ignore[return-value]
+        return t
 
     def _as_bool(self, t: z3.ExprRef) -> z3.BoolRef:
-        return t if z3.is_bool(t) else t != 0  # type: ignore[return-value]
+        return t if z3.is_bool(t) else t != 0
 
     # -- dispatch
 
@@ -596,7 +596,7 @@ def _refuted(model: z3.ModelRef, q: _Query) -> Verdict:
 
 
 def _model_int(model: z3.ModelRef, t: z3.ArithRef) -> int:
-    return model.eval(t, model_completion=True).as_long()  # type: ignore[union-attr]
+    return model.eval(t, model_completion=True).as_long()
 
 
 def smt2(goal: PositivityGoal) -> str:

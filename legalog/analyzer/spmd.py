@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
-from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
 from legalog.analyzer.graph import plain_name
+from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
 from legalog.extractor.lower import LOOP_KINDS, Lowering, loop_bounds, lower, var_name
 from legalog.ir.model import (
     Assign,
@@ -246,9 +246,9 @@ def _launch_contexts(fn: Function, prefix: str, dims: tuple[str, ...]) -> dict[i
                     block(orelse, _scoped(ctx, facts=((cond, False),)))
                 case For(index=index, iterable=iterable, body=inner):
                     loops: tuple[LoopRange, ...] = ()
-                    if index is not None and isinstance(iterable, Call) and iterable.func in loop_calls:
-                        if (bounds := loop_bounds(iterable)) is not None:
-                            loops = (LoopRange(index, *bounds),)
+                    if (index is not None and isinstance(iterable, Call) and iterable.func in loop_calls
+                            and (bounds := loop_bounds(iterable)) is not None):
+                        loops = (LoopRange(index, *bounds),)
                     block(inner, _scoped(ctx, loops=loops))
                 case While(body=inner):
                     block(inner, _scoped(ctx))
@@ -507,11 +507,8 @@ def _slots(
         own = declared[i] if declared is not None and i < len(declared) else (
             callee.returns[i] if callee.returns and i < len(callee.returns) else None
         )
-        is_tid = form != "call" and i == n_returns or (isinstance(own, ScalarType) and own.dtype == "TASK_ID")
-        if tuple_result:
-            escapes = facts.all_escape or i in facts.escapes
-        else:
-            escapes = facts.value_escapes
+        is_tid = (form != "call" and i == n_returns) or (isinstance(own, ScalarType) and own.dtype == "TASK_ID")
+        escapes = facts.all_escape or i in facts.escapes if tuple_result else facts.value_escapes
         preserved: str | None = None
         if not is_tid and (p := facts.ret_params.get(i)) is not None and p < len(arguments):
             arg = arguments[p]

@@ -46,6 +46,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.transform import expr_names
 
 FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
 LOOP_KINDS = frozenset({"range", "parallel", "unroll", "pipeline"})
@@ -109,34 +110,6 @@ def type_names(t: Type) -> set[str]:
         case OtherType(expr=expr):
             return expr_names(expr)
     return set()
-
-
-def expr_names(e: Expr) -> set[str]:
-    """Every variable name used anywhere inside an expression."""
-    found: set[str] = set()
-    stack: list[Expr] = [e]
-    while stack:
-        node = stack.pop()
-        match node:
-            case Name(id=name):
-                found.add(name)
-            case Opaque(names=names):
-                found.update(names)
-            case BinOp(left=left, right=right) | Compare(left=left, right=right):
-                stack += (left, right)
-            case UnaryOp(operand=operand):
-                stack.append(operand)
-            case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
-                stack += values
-            case Call(args=args, kwargs=kwargs):
-                stack += args
-                stack += [k.value for k in kwargs]
-            case DictExpr(keys=keys, values=values):
-                stack += keys
-                stack += values
-            case Subscript(value=value, index=index):
-                stack += (value, index)
-    return found
 
 
 def constant_int(e: Expr) -> int | None:
@@ -323,11 +296,11 @@ class _FunctionLowering:
         self.block(stmt.body, sid, f"{sid}/body")
         # The value a body yields flows back into the iteration arguments on the next trip.
         last = stmt.body[-1] if stmt.body else None
-        if stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call):
-            if last.value.func == f"{self.prefix}yield_":
-                for name, yielded in zip(stmt.iter_args, last.value.args):
-                    if isinstance(yielded, Name):
-                        add("carried", self.v(name), self.expr(yielded, sid))
+        if (stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call)
+                and last.value.func == f"{self.prefix}yield_"):
+            for name, yielded in zip(stmt.iter_args, last.value.args):
+                if isinstance(yielded, Name):
+                    add("carried", self.v(name), self.expr(yielded, sid))
 
     # ------------------------------------------------------------------------- expressions
 
@@ -392,6 +365,8 @@ class _FunctionLowering:
         func = call.func
         op = func.removeprefix(self.prefix) if func.startswith(self.prefix) else func
         args = call.args
+        callee: str | None
+        form: str | None
         if func.startswith("self."):
             callee, form = func[5:], "call"
         elif op in LAUNCH_FORMS and args and isinstance(args[0], Dotted) and args[0].path.startswith("self."):

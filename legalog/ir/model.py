@@ -9,7 +9,7 @@ Names follow IR_FORMAT.md (`../shared/design/IR_FORMAT.md`): expressions (§6), 
 statements (§5), functions (§3) and the module (§2).
 """
 
-# ruff: noqa: RUF009 - `_span()` and `_comments()` return `dataclasses.field(...)`, which the rule cannot see through
+
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ NO_SPAN = Span(0, 0, 0, 0)
 
 
 def _span() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False, kw_only=True)  # type: ignore[return-value]
+    return field(default=NO_SPAN, compare=False, repr=False, kw_only=True)
 
 
 # ---------------------------------------------------------------------------------- expressions
@@ -216,7 +216,7 @@ Direction: TypeAlias = Literal["In", "Out", "InOut"]
 
 
 def _comments() -> tuple[str, ...]:
-    return field(default=(), kw_only=True)  # type: ignore[return-value]
+    return field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -162,8 +162,8 @@ class _Reader:
             ast.Compare: self._compare,
             ast.BoolOp: self._boolop,
             ast.Call: self._call,
-            ast.List: lambda n: ListExpr(tuple(self.expr(e) for e in n.elts), span=_span(n)),  # type: ignore[attr-defined]
-            ast.Tuple: lambda n: TupleExpr(tuple(self.expr(e) for e in n.elts), span=_span(n)),  # type: ignore[attr-defined]
+            ast.List: lambda n: ListExpr(tuple(self.expr(e) for e in n.elts), span=_span(n)),
+            ast.Tuple: lambda n: TupleExpr(tuple(self.expr(e) for e in n.elts), span=_span(n)),
             ast.Dict: self._dict,
             ast.Subscript: self._subscript,
         }

@@ -7,9 +7,25 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from legalog.ir.model import Assign, Expr, Name, Opaque, Stmt
+from legalog.ir.model import (
+    NO_SPAN,
+    Assign,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    DictExpr,
+    Expr,
+    ListExpr,
+    Name,
+    Opaque,
+    Stmt,
+    Subscript,
+    TupleExpr,
+    UnaryOp,
+)
 
 Node = TypeVar("Node")
 Substitution = Callable[[str], Expr | None]
@@ -22,6 +38,8 @@ def substitute(node: Node, lookup: Substitution) -> Node:
     `lookup(name)` when that is not None.  Assignment targets are left alone."""
     if isinstance(node, Name):
         new = lookup(node.id)
+        if isinstance(new, Name) and new.span == NO_SPAN:
+            return replace(node, id=new.id)  # a renamed use keeps its place
         return node if new is None else new  # type: ignore[return-value]
     if isinstance(node, Opaque):
         return _substitute_opaque(node, lookup)  # type: ignore[return-value]
@@ -38,7 +56,7 @@ def substitute(node: Node, lookup: Substitution) -> Node:
         new = substitute(value, lookup)
         if new is not value:
             changes[f.name] = new
-    return replace(node, **changes) if changes else node  # type: ignore[type-var]
+    return replace(node, **changes) if changes else node
 
 
 def _substitute_opaque(node: Opaque, lookup: Substitution) -> Opaque:
@@ -93,14 +111,14 @@ def splice(body: tuple[Stmt, ...], edit: Callable[[Stmt], Iterable[Stmt] | None]
 
 
 def _map_bodies(stmt: Stmt, fn: Callable[[tuple[Stmt, ...]], tuple[Stmt, ...]]) -> Stmt:
-    changes = {}
+    changes: dict[str, Any] = {}  # body fields: every Stmt kind names its own
     for name in _BODY_FIELDS:
         body = getattr(stmt, name, None)
         if body is not None:
             new = fn(body)
             if new is not body:
                 changes[name] = new
-    return replace(stmt, **changes) if changes else stmt  # type: ignore[type-var]
+    return replace(stmt, **changes) if changes else stmt
 
 
 def walk_stmts(body: tuple[Stmt, ...]) -> Iterable[Stmt]:
@@ -121,3 +139,31 @@ def bound_names(body: tuple[Stmt, ...]) -> set[str]:
             if (value := getattr(stmt, attr, None)) is not None:
                 names.add(value)
     return names
+
+
+def expr_names(e: Expr) -> set[str]:
+    """Every variable name used anywhere inside an expression."""
+    found: set[str] = set()
+    stack: list[Expr] = [e]
+    while stack:
+        node = stack.pop()
+        match node:
+            case Name(id=name):
+                found.add(name)
+            case Opaque(names=names):
+                found.update(names)
+            case BinOp(left=left, right=right) | Compare(left=left, right=right):
+                stack += (left, right)
+            case UnaryOp(operand=operand):
+                stack.append(operand)
+            case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
+                stack += values
+            case Call(args=args, kwargs=kwargs):
+                stack += args
+                stack += [k.value for k in kwargs]
+            case DictExpr(keys=keys, values=values):
+                stack += keys
+                stack += values
+            case Subscript(value=value, index=index):
+                stack += (value, index)
+    return found

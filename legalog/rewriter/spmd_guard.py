@@ -288,14 +288,14 @@ def _with_core_num(call: Call, count: Expr) -> Call:
     if call.kwarg("core_num") is not None:
         kwargs = tuple(Keyword(k.name, count) if k.name == "core_num" else k for k in call.kwargs)
         return replace(call, kwargs=kwargs)
-    kwargs = []
+    rebuilt: list[Keyword] = []
     for k in call.kwargs:
         if k.name == "attrs" and isinstance(k.value, DictExpr):
             values = tuple(count if isinstance(key, Const) and key.value == "core_num" else v
                            for key, v in zip(k.value.keys, k.value.values))
             k = Keyword(k.name, replace(k.value, values=values))
-        kwargs.append(k)
-    return replace(call, kwargs=tuple(kwargs))
+        rebuilt.append(k)
+    return replace(call, kwargs=tuple(rebuilt))
 
 
 def _dummy(pl: str, call: Call) -> Call:

@@ -25,7 +25,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 __all__ = [
     "Aggregate",
@@ -861,7 +861,13 @@ def _refuse(name: str, rel: Relation | None, rows: Sequence[object]) -> NoReturn
 # --------------------------------------------------------------------------- results
 
 
-class Derived(Mapping[str, frozenset[Row]]):
+# A row as a decision reads it.  Every value is a `str` or an `int`, but which one a column holds
+# is fixed by the relation's rule file (or its schema declaration), which Python's types cannot
+# follow through a relation name; readers unpack rows into the types their relation declares.
+ReadRow = tuple[Any, ...]
+
+
+class Derived(Mapping[str, frozenset[ReadRow]]):
     """Every relation of one evaluation (inputs and derived): name -> frozenset of rows.
 
     Unknown names raise ``KeyError`` on purpose: pyDatalog's silent "undefined means empty"
@@ -876,7 +882,7 @@ class Derived(Mapping[str, frozenset[Row]]):
         self._pending = dict(pending or {})
         self._names = sorted(self._relations.keys() | self._pending.keys())
 
-    def __getitem__(self, name: str) -> frozenset[Row]:
+    def __getitem__(self, name: str) -> frozenset[ReadRow]:
         if (rows := self._relations.get(name)) is None:
             rows = self._relations[name] = self._pending.pop(name)()
         return rows
@@ -890,7 +896,7 @@ class Derived(Mapping[str, frozenset[Row]]):
     def __len__(self) -> int:
         return len(self._names)
 
-    def sorted(self, name: str) -> list[Row]:
+    def sorted(self, name: str) -> list[ReadRow]:
         """Rows of `name` in a deterministic order (ints before strs within a column)."""
         return sorted(self[name], key=_row_key)
 

@@ -31,6 +31,7 @@ class Job:
     runtime: str = "host_build_graph"
     cache_dir: str | None = None  # None: no result cache
     data: bytes | None = None  # the dump's bytes, shipped to workers that cannot see the file
+    engine: str | None = None  # resolved by the client: a remote worker has not its $LEGALOG_ENGINE
 
 
 # An executor runs `work` on every job and yields (index in the batch, result) as results complete,
@@ -50,9 +51,12 @@ def analyse_file(path: str, runtime: str = "host_build_graph") -> FileModel:
     return analyse_target(Target(str(path)), runtime)
 
 
-def analyse_target(target: Target, runtime: str = "host_build_graph", data: bytes | None = None) -> FileModel:
+def analyse_target(
+    target: Target, runtime: str = "host_build_graph", data: bytes | None = None, engine: str | None = None,
+) -> FileModel:  # fmt: skip
     """One target to its report entry (filtered to its pass for a passes_dump position); never
-    raises.  `data`: the dump's bytes when already read (default: read from `target.path`)."""
+    raises.  `data`: the dump's bytes when already read (default: read from `target.path`);
+    `engine`: legalog.rules.engine's choice (default: $LEGALOG_ENGINE, else clingo)."""
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import analyze
@@ -64,9 +68,9 @@ def analyse_target(target: Target, runtime: str = "host_build_graph", data: byte
             program = parse_file(path) if data is None else parse_bytes(data, path)
         except ParseError as err:
             return _error(target, err.reason, err.line, err.col)
-        model = file_model(analyze(program, path, runtime))
+        model = file_model(analyze(program, path, runtime, engine))
         return model if target.folder is None else _for_position(model, target)
-    except Exception as err:  # noqa: BLE001 - a crash in one file must not stop a batch
+    except Exception as err:
         where = traceback.extract_tb(err.__traceback__)[-1]
         reason = f"internal error: {type(err).__name__}: {err} (at {Path(where.filename).name}:{where.lineno})"
         return _error(target, reason, 1, 1)
@@ -108,11 +112,11 @@ def analyse_job(job: Job) -> FileModel:
     from legalog.surfaces.cache import cached  # repeated runs over unchanged dumps answer from disk
 
     def analyse(target: Target, runtime: str) -> FileModel:
-        return analyse_target(target, runtime) if job.data is None else analyse_target(target, runtime, job.data)
+        return analyse_target(target, runtime, job.data, job.engine)
 
     if job.cache_dir is None:
         return analyse(job.target, job.runtime)
-    return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=job.data)
+    return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=job.data, engine=job.engine)
 
 
 def run(
@@ -122,10 +126,12 @@ def run(
     """Analyse every file; the result list is in the order of `files`.  `cache_dir`: the result
     cache (default: the environment's, see legalog.surfaces.cache); `executor`: where the jobs run
     (default: this process for `jobs` <= 1, else a pool of `jobs` processes)."""
+    from legalog.rules.engine import resolve_engine
     from legalog.surfaces.cache import default_root
 
     root = str(cache_dir) if cache_dir is not None else default_root()
-    batch = [Job(f if isinstance(f, Target) else Target(str(f)), runtime, root) for f in files]
+    engine = resolve_engine()
+    batch = [Job(f if isinstance(f, Target) else Target(str(f)), runtime, root, engine=engine) for f in files]
     if executor is None:
         executor = serial if jobs <= 1 or len(batch) <= 1 else process_pool(jobs)
     results: list[FileModel | None] = [None] * len(batch)

@@ -20,6 +20,7 @@ A cache failure of any kind (read-only disk, full disk) never fails an analysis.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -110,32 +111,31 @@ def store(k: str, payload: Mapping[str, Any], root: Path | str | None = None) ->
                 json.dump({"key": k, "sha256": _checksum(payload), "payload": dict(payload)}, out)
             os.replace(tmp, path)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise
     except (OSError, TypeError, ValueError):
         return False
     return True
 
 
-def key_options(target: Target, runtime: str) -> dict[str, Any]:
+def key_options(target: Target, runtime: str, engine: str | None = None) -> dict[str, Any]:
     """What besides the dump's bytes decides a result: one entry per option (an engine, a config
     hash: one line each).  A passes_dump position keeps only its pass's findings, hence the role."""
-    # the engine the analysis runs on ($LEGALOG_ENGINE, as `check --engine` sets it for its workers)
+    # the engine the analysis runs on (`engine`, else $LEGALOG_ENGINE as `check --engine` sets it)
     return {"runtime": runtime, "path": target.path, "folder": target.folder, "role": target.role,
-            "engine": resolve_engine()}
+            "engine": resolve_engine(engine)}
 
 
 def cached(
     target: Any, runtime: str, analyse: Callable[[Any, str], T], *, root: Path | str | None = None,
-    data: bytes | None = None,
+    data: bytes | None = None, engine: str | None = None,
 ) -> T:  # fmt: skip
     """`analyse(target, runtime)` through the cache; `target` is a path or a batch `Target`.
 
     `root` is the cache directory (default: `default_root()`; no caching when that is None);
-    `data` the dump's bytes when the caller has them (default: read from the target's path).
+    `data` the dump's bytes when the caller has them (default: read from the target's path);
+    `engine` the one `analyse` runs on (default: $LEGALOG_ENGINE, else clingo).
     The result must be a pydantic model (a `FileModel`); it is stored as `model_dump(mode="json")`
     and read back with `model_validate`.  `error` results are not stored.
     """
@@ -151,7 +151,7 @@ def cached(
             data = Path(where.path).read_bytes()
         except OSError:
             return analyse(target, runtime)  # let the analysis report the unreadable file
-    k = key(data, key_options(where, runtime))
+    k = key(data, key_options(where, runtime, engine))
     if (payload := load(k, root)) is not None:
         try:
             hit = FileModel.model_validate(payload)

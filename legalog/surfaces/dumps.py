@@ -163,7 +163,7 @@ def program_text(source: Any) -> Any:
 
 def _pypto_print(source: Any) -> str | None:
     try:
-        from pypto import ir as pypto_ir  # type: ignore[import-not-found]
+        from pypto import ir as pypto_ir
     except ImportError:
         return None
     printer = getattr(pypto_ir, "python_print", None)

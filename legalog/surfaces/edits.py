@@ -25,7 +25,9 @@ WHOLE_FILE = "<program>"
 
 def function_edits(analysis: Analysis) -> list[EditModel]:
     """The edits that turn the input into `fix`'s output (none when `fix` writes nothing)."""
-    program, legalized = analysis.program, analysis.legalized
+    # the dump as read and `fix`'s output in the dump's own names (a frontend dump is analysed in
+    # SSA form, but its edits are of the text the user wrote)
+    program, legalized = analysis.source or analysis.program, analysis.output
     if program is None or legalized is None or analysis.legalized_text() is None or legalized == program:
         return []
     lay = program.layout

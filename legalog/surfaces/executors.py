@@ -117,7 +117,7 @@ def _with_bytes(job: Job) -> Job | None:
 def _outcome(future: Any, job: Job) -> FileModel:
     try:
         result = future.result()
-    except Exception as err:  # noqa: BLE001 - a lost task is that file's error, never the batch's
+    except Exception as err:
         return crash_result(job, f"the Dask task failed: {type(err).__name__}: {err}")
     finally:
         future.release()

@@ -112,8 +112,8 @@ def _term(node: ast.expr) -> Term:
         if _VARIABLE.match(node.id) or node.id.startswith("_"):
             return Var(node.id)
         raise QueryError(f"`{node.id}` is neither a variable (capitalised) nor a string: write \"{node.id}\" for the constant")
-    if isinstance(node, ast.Constant) and type(node.value) in (str, int):
-        return node.value
+    if isinstance(node, ast.Constant) and (isinstance(node.value, str) or type(node.value) is int):
+        return node.value  # a str or an int (bool excluded), as checked
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
             and type(node.operand.value) is int:  # fmt: skip
         return -node.operand.value

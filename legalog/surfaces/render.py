@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import quote
 
-from legalog.version import __version__
-from legalog.pipeline import Analysis
 from legalog.analyzer.codes import CODES
 from legalog.analyzer.diagnostics import Diagnostic
 from legalog.analyzer.findings import KeptValue
 from legalog.analyzer.graph import GraphDecision, plain_name, plain_text
+from legalog.ir.parser import source_lines as read_lines
+from legalog.ir.printer import print_expr
+from legalog.pipeline import Analysis
+from legalog.surfaces.edits import fix_functions, function_edits
 from legalog.surfaces.report import (
     DiagnosticModel,
     FileModel,
@@ -22,14 +24,12 @@ from legalog.surfaces.report import (
     HoistedScalar,
     HoistedView,
     KeptModel,
-    RemovedAlias,
     LaunchModel,
+    RemovedAlias,
     ReportModel,
 )
-from legalog.ir.parser import source_lines as read_lines
-from legalog.ir.printer import print_expr
-from legalog.surfaces.edits import fix_functions, function_edits
 from legalog.surfaces.rule_docs import rule_markdown, rule_text
+from legalog.version import __version__
 
 
 def diagnostic_model(d: Diagnostic) -> DiagnosticModel:

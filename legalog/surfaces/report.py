@@ -125,7 +125,7 @@ class RunModel(_Model):
 
 
 class ReportModel(_Model):
-    version: Literal[1] = REPORT_VERSION
+    version: Literal[1] = 1  # REPORT_VERSION; a Literal so the schema pins it
     files: list[FileModel]
     run: RunModel | None = Field(default=None, description="present only in a `check --shard` report")
 

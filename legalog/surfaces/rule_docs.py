@@ -100,6 +100,10 @@ EXAMPLES: dict[str, Example] = {
                      "        ... = self.k(meta_dev, x, ...)\n"),
     "HC202": Example(_O + "    def main(self, x: ...):\n        y = self.k(x, ...)\n        n = pl.tensor.read(y, [0])\n",
                      _O + "    def main(self, x: ...):\n        y = self.k(x, ...)\n        ... = self.k2(y, ...)   # the kernel reads it\n"),
+    "FE401": Example(_O + "    def main(self, x: ..., n: pl.Scalar[pl.INDEX]):\n"
+                     "        for i in pl.range(n):\n            off = i * 128\n        y = self.k(x, off, ...)   # which `off`?\n",
+                     _O + "    def main(self, x: ..., n: pl.Scalar[pl.INDEX]):\n        off = 0\n"
+                     "        for i in pl.range(n):\n            off = i * 128\n        y = self.k(x, off, ...)\n"),
     "SP301": Example("        y = pl.spmd_submit(self.k, x, core_num=n)   # k's Out is runtime-allocated",
                      f"        y0: {_T} = pl.tensor.create([128, 128], dtype=pl.FP32)\n"
                      "        y = pl.spmd_submit(self.k, x, y0, core_num=n)"),

@@ -10,10 +10,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from generate import generate  # noqa: E402
+from generate import generate
 
-import legalog  # noqa: E402
-from legalog.analyzer.verifier import verify  # noqa: E402
+import legalog
+from legalog.analyzer.verifier import verify
 
 
 @pytest.fixture(scope="module", params=[(1, 1), (2, 3), (3, 8)], ids=lambda p: f"K{p[0]}T{p[1]}")

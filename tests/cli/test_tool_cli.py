@@ -84,10 +84,10 @@ def test_a_worker_that_dies_loses_only_its_own_file(tmp_path: Path, monkeypatch:
 
     real = batch.analyse_target
 
-    def dying(target, runtime="host_build_graph"):  # type: ignore[no-untyped-def]
+    def dying(target, runtime="host_build_graph", *more):  # type: ignore[no-untyped-def]
         if target.path.endswith("die.py"):
             os._exit(3)
-        return real(target, runtime)
+        return real(target, runtime, *more)
 
     monkeypatch.setattr(batch, "analyse_target", dying)
     files = []

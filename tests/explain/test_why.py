@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import legalog
-from legalog.pipeline import Analysis
 from legalog.analyzer.explain import WhyError, _names
 from legalog.analyzer.graph import plain_name
+from legalog.pipeline import Analysis
 
 HERE = Path(__file__).resolve().parent
 GRAPH = HERE.parents[1].parent / "shared" / "corpus" / "graph"

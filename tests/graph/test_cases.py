@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from legalog.pipeline import analyze
 from legalog.cli import main as legalog_main
+from legalog.pipeline import analyze
 
 CASES = Path(__file__).resolve().parent / "cases"
 ACCEPT = os.environ.get("LEGALOG_ACCEPT") == "1"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from legalog.pipeline import analyze
-from legalog.surfaces.render import file_model
 from legalog.analyzer.verifier import verify
 from legalog.ir.parser import parse
+from legalog.pipeline import analyze
+from legalog.surfaces.render import file_model
 from tests.conftest import CORPUS
 
 CASES = Path(__file__).resolve().parent / "cases"

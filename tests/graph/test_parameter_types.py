@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from legalog.pipeline import analyze
 from legalog.extractor.lower import type_names
 from legalog.ir import parse
 from legalog.ir.model import Call, Const, Name, TensorType
 from legalog.ir.printer import print_type
+from legalog.pipeline import analyze
 from legalog.rewriter.graph_boundary import parameter_type
 from tests.conftest import CORPUS
 from tests.graph.test_cases import case_files

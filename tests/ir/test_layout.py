@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from legalog.pipeline import analyze
 from legalog.cli import main as legalog_main
 from legalog.ir.parser import parse, source_lines
+from legalog.pipeline import analyze
 from tests.conftest import CORPUS, SHARED
 from tests.graph.test_cases import CASES
 

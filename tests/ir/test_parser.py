@@ -56,7 +56,7 @@ def test_typed_constants_and_negative_literals() -> None:
     assert body[0].value == Const(-3, "INT64") and body[1].value == Const(-4)
 
 
-def CORPUS_DIR(rel: str):  # noqa: N802 - reads like the folder it names
+def CORPUS_DIR(rel: str):
     from tests.conftest import CORPUS as root
 
     return root / rel

@@ -138,7 +138,7 @@ class PyPTO:
     def parse(self, text: str, filename: str = "<legalog>") -> tuple[Stage, Any]:
         try:
             program = self.pl.parse(text, filename=filename)
-        except Exception as exc:  # noqa: BLE001 - PyPTO's C++ errors come through as many types
+        except Exception as exc:
             return Stage("reject", _message(exc)), None
         if not isinstance(program, self.ir.Program):
             return Stage("reject", f"parsed a {type(program).__name__}, not an ir.Program"), None
@@ -149,7 +149,7 @@ class PyPTO:
             printed = self.python_print(program, format=False)
             reparsed = self.pl.parse(printed, filename="<roundtrip>")
             self.ir.assert_structural_equal(program, reparsed)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return Stage("reject", _message(exc))
         return OK
 
@@ -170,7 +170,7 @@ class PyPTO:
             try:
                 self.passes.verify_properties(established, program, f"before {first_pass}")
                 return OK, pipeline.run(program)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return Stage("reject", _message(exc)), None
 
     def codegen(self, program: Any) -> Stage:
@@ -179,7 +179,7 @@ class PyPTO:
             try:
                 self._generate(program, out, skip_ptoas=True, memory_planner=self.passes.MemoryPlanner.PYPTO,
                                emit_source_loc=False, runtime=self.runtime)  # fmt: skip
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 if not _is_graph_launch_refusal(exc):
                     return Stage("reject", _message(exc))
                 blocked = "the snapshot emits no Graph launch"
@@ -187,7 +187,7 @@ class PyPTO:
                 if fn.func_type == self.ir.FunctionType.Graph:
                     try:
                         self._codegen.generate_orchestration(program, fn)
-                    except Exception as exc:  # noqa: BLE001
+                    except Exception as exc:
                         return Stage("reject", f"Graph body `{fn.name}`: {_message(exc)}")
             return Stage("blocked", blocked) if blocked else OK
 

@@ -169,7 +169,7 @@ def _a09_with(first: str, cond: str, blocks: str, last: str) -> str:
 
 
 N = "n__ssa_v0"
-I = "i__idx_v0"
+INDEX = "i__idx_v0"
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -177,7 +177,7 @@ I = "i__idx_v0"
     st.sampled_from([N, f"{N} - 1", f"{N} // 2", f"{N} + 1", f"pl.min({N}, 8)", f"pl.max({N}, 1)", "3"]),
     st.sampled_from([f"0 < {N}", f"1 < {N}", f"0 <= {N}", f"{N} != 0"]),
     st.sampled_from([f"({N} + 15) // 16 * 4", f"{N} - 1", f"{N} // 2", N]),
-    st.sampled_from([f"{I} + 1", I, f"4 - {I}", f"{I} * 2 + 1"]),
+    st.sampled_from([f"{INDEX} + 1", INDEX, f"4 - {INDEX}", f"{INDEX} * 2 + 1"]),
 )
 def test_pypto_pipeline_and_codegen_accept_every_drawn_spmd_guard(
     pypto: PyPTO, first: str, cond: str, blocks: str, last: str

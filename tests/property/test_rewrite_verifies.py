@@ -9,10 +9,10 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from legalog.pipeline import analyze
 from legalog.analyzer.verifier import verify
 from legalog.ir import parse, print_program
 from legalog.ir.transform import bound_names
+from legalog.pipeline import analyze
 
 T = "pl.Tensor[[1024, 128], pl.FP32]"
 V = "pl.Tensor[[64, 128], pl.FP32]"

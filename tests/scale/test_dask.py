@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,9 +31,10 @@ EXAMPLES = REPO / "examples"
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     """Two single-thread workers in this process (processes=False: no worker start-up cost), on
-    loopback TCP so that a `legalog check` subprocess can reach it too."""
+    loopback TCP so that a `legalog check` subprocess can reach it too.  The dashboard gets a
+    loopback port of its own: `dashboard_address=None` still serves one on :8787 here."""
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
-                      dashboard_address=None) as cluster:  # fmt: skip
+                      dashboard_address="127.0.0.1:0") as cluster:  # fmt: skip
         yield cluster.scheduler_address
 
 
@@ -110,7 +112,7 @@ def test_the_cli_on_dask_prints_what_the_local_cli_prints(scheduler: str, tmp_pa
 
 
 def test_executor_usage_errors_are_clear(tmp_path: Path) -> None:
-    with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+    with pytest.raises(ExecutorError, match=re.escape("cannot reach the Dask scheduler at tcp://127.0.0.1:9")):
         DaskExecutor("tcp://127.0.0.1:9", timeout=1)
     env = {k: v for k, v in os.environ.items() if k != "LEGALOG_DASK_SCHEDULER"} | {"PYTHONPATH": str(REPO)}
     for extra, message in ((["--executor", "dask"], "needs --scheduler ADDRESS"),
@@ -136,7 +138,7 @@ def test_a_task_that_kills_its_worker_is_that_files_error(tmp_path: Path, no_cac
     # killed one worker (the default retries it on up to 3 more, killing each)
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
             LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                         dashboard_address=None) as cluster, DaskExecutor(cluster.scheduler_address) as executor:  # fmt: skip
+                         dashboard_address="127.0.0.1:0") as cluster, DaskExecutor(cluster.scheduler_address) as executor:  # fmt: skip
         results = dict(executor(dying_work, jobs))
     assert [results[i].status for i in range(3)] == ["rewritten", "error", "rewritten"]
     assert "KilledWorker" in results[1].diagnostics[0].message

@@ -38,3 +38,24 @@ def test_a_job_the_executor_loses_is_an_error(tmp_path: Path) -> None:
     first, second = batch.run([tmp_path / "a.py", tmp_path / "b.py"], executor=forgetful)
     assert first.status == "rewritten" and second.status == "error"
     assert second.path == str(tmp_path / "b.py") and "no result" in second.diagnostics[0].message
+
+
+def test_the_engine_is_resolved_by_the_client_and_keys_the_cache(tmp_path: Path, monkeypatch) -> None:
+    # a Dask worker on another machine has not the client's $LEGALOG_ENGINE: each job carries it
+    from legalog.surfaces import cache
+    from legalog.surfaces.dumps import Target
+
+    shutil.copy(EXAMPLES / "row_shift.py", tmp_path / "a.py")
+    monkeypatch.setenv("LEGALOG_ENGINE", "pydatalog")
+    seen: list[str | None] = []
+
+    def recording(work, jobs):  # type: ignore[no-untyped-def]
+        seen.extend(job.engine for job in jobs)
+        yield from ((i, work(job)) for i, job in enumerate(jobs))
+
+    (result,) = batch.run([tmp_path / "a.py"], executor=recording)
+    assert seen == ["pydatalog"] and result.status == "rewritten"
+    target = Target(str(tmp_path / "a.py"))
+    monkeypatch.delenv("LEGALOG_ENGINE")
+    assert cache.key_options(target, "host_build_graph", "pydatalog")["engine"] == "pydatalog"
+    assert cache.key_options(target, "host_build_graph")["engine"] == "clingo"

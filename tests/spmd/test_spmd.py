@@ -402,7 +402,7 @@ def test_reordered_multiple_returns_map_to_their_own_buffers() -> None:
 
 def test_views_keep_their_own_mapping() -> None:
     p = program(MAIN_PARAMS, body(
-        f"v__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = pl.tensor.slice(y__ssa_v0, [32, 64], [32, 0])",
+        "v__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = pl.tensor.slice(y__ssa_v0, [32, 64], [32, 0])",
         f"t__ssa_v0: pl.Tuple[pl.Tensor[[32, 64], pl.FP32], {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, v__ssa_v0, core_num=n__ssa_v0)",
         "r__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = t__ssa_v0[0]",
         f"w__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, r__ssa_v0, y__ssa_v0)",

@@ -1,0 +1,44 @@
+"""PyPTO itself (../shared/oracle, the build that printed the corpus), run in a child process:
+importing it (torch, really) into the test process breaks interpreter shutdown once process pools
+have run, and costs seconds.  One child answers a whole batch; no PyPTO means the caller skips."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import SHARED
+
+_SCRIPT = r"""
+import json, sys
+try:
+    import pypto.language as pl
+    from pypto import ir
+    from pypto.pypto_core import passes
+except Exception as err:
+    print(json.dumps({"unavailable": repr(err)})); sys.exit(0)
+out = {}
+for key, (mode, text) in json.load(sys.stdin).items():
+    try:
+        program = pl.parse(text)
+        out[key] = ir.python_print(passes.convert_to_ssa()(program)) if mode == "ssa" else ""
+    except Exception as err:
+        out[key] = {"error": f"{type(err).__name__}: {err}"}
+print(json.dumps(out))
+"""
+
+
+def ask(requests: dict[str, tuple[str, str]]) -> dict[str, str | dict[str, str]] | None:
+    """For each key, (mode, dump text): mode "ssa" gives ConvertToSSA's printed output, "parse"
+    gives "" when `pl.parse` reads the text; an {"error": ...} when PyPTO refuses.  None when
+    PyPTO cannot be imported."""
+    env_path = str(SHARED / "oracle")
+    run = subprocess.run(
+        [sys.executable, "-c", _SCRIPT], input=json.dumps(requests), capture_output=True, text=True, check=False,
+        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, timeout=600,
+    )  # fmt: skip
+    if run.returncode != 0:
+        raise RuntimeError(f"the PyPTO oracle failed: {run.stderr[-2000:]}")
+    answer = json.loads(run.stdout.strip().splitlines()[-1])
+    return None if "unavailable" in answer else answer
