@@ -250,6 +250,8 @@ def _check(args: argparse.Namespace) -> int:
         run = _run_with_progress if show_bar else batch.results
         timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
         results = run(mine, args.runtime, jobs, cache_dir=args.cache_dir, executor=executor, timeout=timeout)
+        if show_bar and sys.stdout.isatty():
+            results = list(results)  # the bar and the report share a terminal: the report waits for the bar to go
         # streamed: each entry is printed once every entry before it is done, then dropped
         counts = _print_report(without_ignored(results, args.project), args.format, _shard_run(indexed, targets, args),
                                verbose=args.verbose)  # fmt: skip
