@@ -247,12 +247,15 @@ def _check(args: argparse.Namespace) -> int:
     jobs = args.jobs or batch.default_jobs()
     show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(mine) > 1
     with _executor(args) as executor:
-        run = _run_with_progress if show_bar else batch.run
+        run = _run_with_progress if show_bar else batch.results
         timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
         results = run(mine, args.runtime, jobs, cache_dir=args.cache_dir, executor=executor, timeout=timeout)
-    results = without_ignored(results, args.project)
-    _print_report(results, args.format, _shard_run(results, indexed, targets, args), verbose=args.verbose)
-    return _exit_status(results, args.fail_on)
+        if show_bar and sys.stdout.isatty():
+            results = list(results)  # the bar and the report share a terminal: the report waits for the bar to go
+        # streamed: each entry is printed once every entry before it is done, then dropped
+        counts = _print_report(without_ignored(results, args.project), args.format, _shard_run(indexed, targets, args),
+                               verbose=args.verbose)  # fmt: skip
+    return _exit_status(counts, args.fail_on)
 
 
 def _planned(args: argparse.Namespace):
@@ -271,8 +274,9 @@ def _shard_targets(targets, args: argparse.Namespace):
     return select(targets, args.paths, args.shard)
 
 
-def _shard_run(results, indexed, targets, args: argparse.Namespace):
-    """A shard's `run` block (what `merge` needs); None for an unsharded check."""
+def _shard_run(indexed, targets, args: argparse.Namespace):
+    """What makes a shard's `run` block (what `merge` needs) from the quoted source lines; None
+    for an unsharded check."""
     if args.shard is None:
         return None
     from legalog.surfaces.merge import run_block
@@ -280,8 +284,9 @@ def _shard_run(results, indexed, targets, args: argparse.Namespace):
 
     # every option that changes a result; merge refuses shards that disagree on one
     options = {"runtime": args.runtime, "all_dumps": args.all_dumps, "engine": resolve_engine()}
-    return run_block(results, indexed, args.shard, batch_entries=len(targets),
-                     batch_digest=batch_digest(targets, args.paths), options=options)  # fmt: skip
+    digest = batch_digest(targets, args.paths)
+    return lambda sources: run_block(sources, indexed, args.shard, batch_entries=len(targets),
+                                     batch_digest=digest, options=options)  # fmt: skip
 
 
 def _executor(args: argparse.Namespace):
@@ -311,16 +316,11 @@ def _say_positions(targets, fmt: str) -> None:
             print(f"passes_dump {target.describe()}", file=where)
 
 
-def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = False) -> None:
-    from legalog.surfaces.render import render_sarif, render_text
-    from legalog.surfaces.report import ReportModel
+def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = False):
+    """Print the report entry by entry as `results` yields them; the Tally of what was printed."""
+    from legalog.surfaces.stream import write_report
 
-    if fmt == "json":
-        print(ReportModel(files=results, run=run).model_dump_json(indent=2))
-    elif fmt == "sarif":
-        print(json.dumps(render_sarif(results), indent=2))
-    else:
-        print(render_text(results, verbose=verbose, lines_of=lines_of))
+    return write_report(results, fmt, sys.stdout, run=run, verbose=verbose, lines_of=lines_of)
 
 
 def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking", **options):
@@ -332,7 +332,7 @@ def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking",
     columns = (TextColumn(verb), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task(verb, total=len(targets))
-        return batch.run(targets, runtime, jobs, progress=lambda _r: bar.advance(task), **options)
+        yield from batch.results(targets, runtime, jobs, progress=lambda _r: bar.advance(task), **options)
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -343,18 +343,18 @@ def _merge(args: argparse.Namespace) -> int:
     except MergeError as err:
         raise UsageError(str(err)) from None
     _say_positions(merged.targets, args.format)
-    _print_report(merged.files, args.format, lines_of=merged.lines_of)
-    return _exit_status(merged.files, args.fail_on)
+    counts = _print_report(merged.files, args.format, lines_of=merged.lines_of)
+    return _exit_status(counts, args.fail_on)
 
 
-def _exit_status(results, fail_on: str) -> int:
-    errors = [r for r in results if r.status == "error"]
-    if any(d.code in ("INTERNAL", "TIMEOUT") for r in errors for d in r.diagnostics):
+def _exit_status(counts, fail_on: str) -> int:
+    """From the report's Tally (render.Tally): what its entries' statuses and severities say."""
+    if counts.error_codes & {"INTERNAL", "TIMEOUT"}:
         return EXIT_INTERNAL  # legalog failed on a file: its fault, not the input's
-    if errors:
+    if counts.statuses["error"]:
         return EXIT_USAGE
     severities = {"error": ("error",), "warning": ("error", "warning"), "never": ()}[fail_on]
-    if any(d.severity in severities for r in results for d in r.diagnostics):
+    if counts.severities & set(severities):
         return EXIT_REJECTED
     return EXIT_OK
 
@@ -425,7 +425,7 @@ def _fix_many(args: argparse.Namespace) -> int:
     jobs = args.jobs or batch.default_jobs()
     show_bar = not args.no_progress and sys.stderr.isatty() and len(targets) > 1
     verb = "diffing" if args.diff else "fixing"
-    models = _run_with_progress(targets, args.runtime, jobs, verb) if show_bar else batch.run(targets, args.runtime, jobs)
+    models = list(_run_with_progress(targets, args.runtime, jobs, verb)) if show_bar else batch.run(targets, args.runtime, jobs)
     rejected = [m for m in models if m.status in ("rejected", "error")]
     if rejected:
         print(render_text(rejected, show_summary=False), file=sys.stderr)

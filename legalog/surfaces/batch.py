@@ -2,8 +2,9 @@
 `Executor`: legalog.surfaces.executors runs them on Dask), and return results in a stable order
 whatever the scheduling.  One file that cannot be read, or whose analysis crashes — even one that
 kills its worker process — is a result with status `error` and its reason; it never stops the
-others.  Results are the report's small entries (`FileModel`), never whole analyses, so memory
-grows with the report, not with the programs analysed."""
+others.  Results are the report's small entries (`FileModel`), never whole analyses, and
+`results` yields them in order as they complete, so a consumer that writes each one out (`check`:
+legalog/surfaces/stream.py) holds only those that arrived ahead of an unfinished one."""
 
 from __future__ import annotations
 
@@ -176,10 +177,21 @@ def run(
     progress: Progress | None = None, *, cache_dir: str | Path | None = None, executor: Executor | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
 ) -> list[FileModel]:  # fmt: skip
-    """Analyse every file; the result list is in the order of `files`.  `cache_dir`: the result
-    cache (default: the environment's, see legalog.surfaces.cache); `executor`: where the jobs run
-    (default: this process for `jobs` <= 1, else a pool of `jobs` processes); `timeout`: seconds a
-    file may take (None or 0: no limit), past which it is an `error` entry with code TIMEOUT."""
+    """Analyse every file; the result list is in the order of `files` (see `results`)."""
+    return list(results(files, runtime, jobs, progress, cache_dir=cache_dir, executor=executor, timeout=timeout))
+
+
+def results(
+    files: Sequence[Path | str | Target], runtime: str = "host_build_graph", jobs: int = 1,
+    progress: Progress | None = None, *, cache_dir: str | Path | None = None, executor: Executor | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+) -> Iterator[FileModel]:  # fmt: skip
+    """Analyse every file, yielding each result in the order of `files` as soon as it and every
+    result before it are done: only results that arrived ahead of an unfinished one are held.
+    `cache_dir`: the result cache (default: the environment's, see legalog.surfaces.cache);
+    `executor`: where the jobs run (default: this process for `jobs` <= 1, else a pool of `jobs`
+    processes); `timeout`: seconds a file may take (None or 0: no limit), past which it is an
+    `error` entry with code TIMEOUT."""
     from legalog.rules.engine import resolve_engine
     from legalog.surfaces.cache import default_root
 
@@ -189,11 +201,18 @@ def run(
              for f in files]
     if executor is None:
         executor = serial if jobs <= 1 or len(batch) <= 1 else process_pool(jobs)
-    results: list[FileModel | None] = [None] * len(batch)
+    held: dict[int, FileModel] = {}  # arrived ahead of `next_index`
+    next_index = 0
     for i, result in executor(analyse_job, batch):
-        results[i] = _report(result, progress)
-    return [r if r is not None else crash_result(batch[i], "the executor returned no result")
-            for i, r in enumerate(results)]  # fmt: skip
+        if i < next_index or i in held:
+            continue  # an executor's repeated answer: the first one stands
+        held[i] = _report(result, progress)
+        while next_index in held:
+            yield held.pop(next_index)
+            next_index += 1
+    for i in range(next_index, len(batch)):
+        late = held.pop(i, None)
+        yield late if late is not None else crash_result(batch[i], "the executor returned no result")
 
 
 def _report(result: FileModel, progress: Progress | None) -> FileModel:

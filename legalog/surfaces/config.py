@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -193,14 +193,11 @@ def resolve(paths: Iterable[str], config_file: str | None) -> Config:
     return load(found) if found is not None else Config(Settings())
 
 
-def without_ignored(files: Iterable[FileModel], config: Config) -> list[FileModel]:
-    """The report with every ignored code's diagnostics removed (a file's status is the
-    analysis's verdict and stays: `fix` still refuses a rejected program)."""
-    out = []
+def without_ignored(files: Iterable[FileModel], config: Config) -> Iterator[FileModel]:
+    """The report with every ignored code's diagnostics removed, entry by entry as `files` yields
+    them (a file's status is the analysis's verdict and stays: `fix` still refuses a rejected program)."""
     for f in files:
         ignored = config.ignored(f.used_dump or f.path)
         if ignored:
-            kept = [d for d in f.diagnostics if not d.code.startswith(ignored)]
-            f = f.model_copy(update={"diagnostics": kept})
-        out.append(f)
-    return out
+            f = f.model_copy(update={"diagnostics": [d for d in f.diagnostics if not d.code.startswith(ignored)]})
+        yield f

@@ -20,7 +20,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from legalog.surfaces.dumps import Target
-from legalog.surfaces.render import quoted_lines
 from legalog.surfaces.report import FileModel, ReportModel, RunModel, ShardEntry
 from legalog.surfaces.shard import Shard
 
@@ -47,15 +46,16 @@ class Merged:
 
 
 def run_block(
-    results: Sequence[FileModel], indexed: Sequence[tuple[int, Target]], shard: Shard, *,
+    quoted: Mapping[str, Mapping[int, str]], indexed: Sequence[tuple[int, Target]], shard: Shard, *,
     batch_entries: int, batch_digest: str, options: Mapping[str, str | bool | None],
 ) -> RunModel:  # fmt: skip
-    """The `run` block of a shard's report: `indexed` pairs each result's target with its index."""
+    """The `run` block of a shard's report: `quoted` the source lines its text report quotes
+    (render.quoted_lines of its entries), `indexed` pairs each entry's target with its index."""
     from legalog.surfaces.cache import fingerprint
     from legalog.version import __version__
 
     entries = [ShardEntry(index=i, role=t.role, reason=t.reason) for i, t in indexed]
-    sources = {path: {str(n): text for n, text in lines.items()} for path, lines in quoted_lines(results).items()}
+    sources = {path: {str(n): text for n, text in lines.items()} for path, lines in quoted.items()}
     return RunModel(legalog=__version__, build=fingerprint(), options=dict(options), shard=shard.number,
                     shards=shard.count, batch_entries=batch_entries, batch_digest=batch_digest,
                     entries=entries, sources=sources)  # fmt: skip

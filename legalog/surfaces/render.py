@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 from urllib.parse import quote
@@ -99,17 +100,21 @@ def render_text(
     then one line per Graph (parameters before -> after, nodes against the limit), and with
     `verbose` every value kept in place and why that is safe.  `lines_of(path)`: the source lines
     to quote, by number (default: read the file)."""
-    chunks: list[str] = []
-    for f in files:
-        source = f.used_dump or f.path
-        lines = (lines_of or source_lines)(source)
-        for d in f.diagnostics:
-            chunks.append(_render_one(source, d, lines))
-        if f.graphs:
-            chunks.append("".join(graph_line(source, g, _graph_state(f, g), verbose) + "\n" for g in f.graphs))
+    chunks = [chunk for f in files for chunk in text_chunks(f, verbose, lines_of)]
     if show_summary:
         chunks.append(summary(files))
     return "\n".join(chunks)
+
+
+def text_chunks(f: FileModel, verbose: bool = False, lines_of: Callable[[str], Mapping[int, str]] | None = None) -> list[str]:
+    """One entry's part of `render_text`: its findings, then its Graph lines (the report joins
+    every entry's chunks, then the summary, with newlines)."""
+    source = f.used_dump or f.path
+    lines = (lines_of or source_lines)(source)
+    chunks = [_render_one(source, d, lines) for d in f.diagnostics]
+    if f.graphs:
+        chunks.append("".join(graph_line(source, g, _graph_state(f, g), verbose) + "\n" for g in f.graphs))
+    return chunks
 
 
 def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str]) -> str:
@@ -181,18 +186,48 @@ def quoted_lines(files: Iterable[FileModel]) -> dict[str, dict[int, str]]:
     return quoted
 
 
-def summary(files: Sequence[FileModel]) -> str:
-    statuses = Counter(f.status for f in files)
-    codes = Counter(d.code for f in files for d in f.diagnostics)
-    fixable = sum(d.fixable for f in files for d in f.diagnostics)
-    parts = [f"{len(files)} file{'s' if len(files) != 1 else ''}:"]
-    parts += [f"{statuses[s]} {s}" for s in ("legal", "rewritten", "rejected", "error") if statuses[s]]
-    line = " ".join([parts[0], ", ".join(parts[1:]) or "nothing to check"])
-    if codes:
-        line += "\n" + "  ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
-    if fixable:
-        line += f"\n[*] {fixable} fixable with `legalog fix`"
-    return line
+@dataclass(slots=True)
+class Tally:
+    """What a report's end needs of its entries, kept instead of the entries: the summary's
+    counts, and the severities and failures the exit status depends on."""
+
+    files: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    codes: Counter[str] = field(default_factory=Counter)
+    fixable: int = 0
+    severities: set[str] = field(default_factory=set)
+    error_codes: set[str] = field(default_factory=set)  # the codes of `error` entries' diagnostics
+
+    def add(self, f: FileModel) -> None:
+        self.files += 1
+        self.statuses[f.status] += 1
+        self.codes.update(d.code for d in f.diagnostics)
+        self.fixable += sum(d.fixable for d in f.diagnostics)
+        self.severities.update(d.severity for d in f.diagnostics)
+        if f.status == "error":
+            self.error_codes.update(d.code for d in f.diagnostics)
+
+    def summary(self) -> str:
+        """`N files: a legal, b rewritten, ...`, the count of each code, and how many are fixable."""
+        parts = [f"{self.files} file{'s' if self.files != 1 else ''}:"]
+        parts += [f"{self.statuses[s]} {s}" for s in ("legal", "rewritten", "rejected", "error") if self.statuses[s]]
+        line = " ".join([parts[0], ", ".join(parts[1:]) or "nothing to check"])
+        if self.codes:
+            line += "\n" + "  ".join(f"{code}: {n}" for code, n in sorted(self.codes.items()))
+        if self.fixable:
+            line += f"\n[*] {self.fixable} fixable with `legalog fix`"
+        return line
+
+
+def tally(files: Iterable[FileModel]) -> Tally:
+    counts = Tally()
+    for f in files:
+        counts.add(f)
+    return counts
+
+
+def summary(files: Iterable[FileModel]) -> str:
+    return tally(files).summary()
 
 
 # ----------------------------------------------------------------------------------- SARIF
@@ -209,13 +244,20 @@ def render_sarif(files: Sequence[FileModel]) -> dict:
          "defaultConfiguration": {"level": _level(info.severity)}}
         for info in CODES.values()
     ]  # fmt: skip
-    index = {info.code: i for i, info in enumerate(CODES.values())}
-    results = [_sarif_result(f, d, index[d.code]) for f in files for d in f.diagnostics]
+    results = [result for f in files for result in sarif_results(f)]
     driver = {"name": "legalog", "version": __version__, "informationUri": "https://github.com/hw-native-sys/pypto",
               "rules": rules}  # fmt: skip
     # columns are characters (Unicode code points), not SARIF's default UTF-16 code units
     run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+_RULE_INDEX = {info.code: i for i, info in enumerate(CODES.values())}  # a result's place in `rules`
+
+
+def sarif_results(f: FileModel) -> list[dict]:
+    """One entry's SARIF results, one per diagnostic."""
+    return [_sarif_result(f, d, _RULE_INDEX[d.code]) for d in f.diagnostics]
 
 
 def _sarif_result(f: FileModel, d: DiagnosticModel, rule_index: int) -> dict:
