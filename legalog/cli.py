@@ -394,12 +394,9 @@ def _fix(args: argparse.Namespace) -> int:
         print(f"legalog: {args.file} is rejected; nothing written", file=sys.stderr)
         return EXIT_REJECTED
     if args.diff:
-        from legalog.ir.parser import source_lines
+        from legalog.surfaces.fixes import diff_lines, read_dump
 
-        # Bytes as read (a CRLF dump stays CRLF), lines as Python counts them (a form feed is no break).
-        original = Path(args.file).read_bytes().decode("utf-8")
-        sys.stdout.writelines(difflib.unified_diff(source_lines(original), source_lines(text),
-                                                   fromfile=args.file, tofile=f"{args.file} (legalized)"))  # fmt: skip
+        sys.stdout.writelines(diff_lines(args.file, read_dump(args.file), text))
         return EXIT_OK
     target = Path(args.file if args.in_place else args.output)
     write_atomic(target, text)
@@ -442,20 +439,19 @@ def _fix_many(args: argparse.Namespace) -> int:
 
 
 def _diff_many(targets, models) -> int:
-    from legalog.surfaces.fixes import fixed_text
+    from legalog.surfaces.fixes import diff_lines, fixed_text, read_dump
 
     status = EXIT_OK
     for target, model in zip(targets, models):
         if model.status == "error":
             status = EXIT_USAGE
             continue
-        original = Path(target.path).read_text(encoding="utf-8")
+        original = read_dump(target.path)
         text = fixed_text(model, original)
         if text is None:
             status = max(status, EXIT_REJECTED if model.status != "legal" else EXIT_OK)
             continue
-        sys.stdout.writelines(difflib.unified_diff(original.splitlines(True), text.splitlines(True),
-                                                   fromfile=target.path, tofile=f"{target.path} (legalized)"))  # fmt: skip
+        sys.stdout.writelines(diff_lines(target.path, original, text))
     return status
 
 

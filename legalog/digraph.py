@@ -15,6 +15,8 @@ def strongly_connected_components(
     recursion limit.  A successor that is not in `nodes` is ignored."""
     order = list(nodes)
     known = set(order)
+    # filtered once: a node is revisited once per outgoing edge
+    succ_of = {n: [s for s in successors.get(n, ()) if s in known] for n in order}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -30,7 +32,7 @@ def strongly_connected_components(
                 index[node] = low[node] = len(index)
                 stack.append(node)
                 on_stack.add(node)
-            succ = [s for s in successors.get(node, ()) if s in known]
+            succ = succ_of[node]
             if i < len(succ):
                 work.append((node, i + 1))
                 nxt = succ[i]

@@ -81,8 +81,9 @@ class Analysis:
     def errors(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.severity == "error")
 
-    @property
+    @cached_property
     def status(self) -> Status:
+        # cached: `legalized != program` compares two whole program trees
         if self.program is None:
             return "error"
         if self.errors:
@@ -100,17 +101,23 @@ class Analysis:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
         return explain(self, function, var)
 
-    @property
+    @cached_property
     def output(self) -> Program | None:
-        """The legalized program as the dump would spell it (its own names, frontend style)."""
+        """The legalized program as the dump would spell it (its own names, frontend style):
+        unversioned once, however many surfaces (fix, SARIF edits, the PyPTO pass) read it."""
         if self.legalized is None or self.source is None:
             return self.legalized
         return unversion_program(self.legalized, self.source, self.versions)
 
-    def legalized_text(self) -> str | None:
-        if self.status in ("error", "rejected") or self.legalized is None:
+    @cached_property
+    def _text(self) -> str | None:
+        if self.status in ("error", "rejected") or self.output is None:
             return None
-        return print_program(self.output)  # type: ignore[arg-type]
+        return print_program(self.output)
+
+    def legalized_text(self) -> str | None:
+        """What `fix` writes (None when it writes nothing); printed once."""
+        return self._text
 
 
 def pass_rules() -> RuleProgram:
@@ -169,7 +176,7 @@ def analyze(
         guarded = guard_launches(program, launches) if launches is not None else program
         legalized = legalize_graphs(guarded, graphs)
         if legalized != program:
-            diagnostics += verify(legalized, runtime, engine, passes=chosen)
+            diagnostics += [in_dump_names(d, versions) for d in verify(legalized, runtime, engine, passes=chosen)]
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
     legal = not any(d.severity == "error" for d in ordered)
     findings = graph_findings(program, lowering, derived, graphs) if legal else ()

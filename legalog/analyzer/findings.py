@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
-from legalog.analyzer.graph import GraphDecision, HoistedValue, first_definitions
+from legalog.analyzer.graph import BLOCKING_REASONS, GraphDecision, HoistedValue, first_definitions
 from legalog.extractor.lower import Lowering
 from legalog.ir.model import Program, Span
 from legalog.ir.printer import print_expr
@@ -22,13 +22,6 @@ from legalog.rules.engine import Derived
 
 FINDING_CODES = {"scalar": "GB201", "view": "GB202", "alloc": "GB203", "alias": "GB204"}
 
-# why a kept scalar cannot move (the first blocking leaf), in the words `why` uses
-_BLOCKED = {
-    "call": "a call or tensor read the call site cannot repeat",
-    "loop_index": "a loop index the call site cannot name",
-    "carried": "a loop-carried or branch-merged value",
-    "not_scalar_param": "a value that is not one of the Graph's scalar parameters",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +50,7 @@ def graph_findings(
             span = spans.get(f"{g.function}/{alias}", Span(1, 1, 1, 1))
             message = (f"`{alias}` is a bare rename of a scalar: the runtime rejects the integer copy "
                        f"(`int64_t {alias} = ...;`); the rename is deleted and its readers use `{root}`")  # fmt: skip
-            out.append(diagnostic("GB204", message, span.line, span.col, function=g.function, subject=alias, fixable=True))
+            out.append(diagnostic(FINDING_CODES["alias"], message, span.line, span.col, function=g.function, subject=alias, fixable=True))
     return tuple(sorted(out, key=lambda d: d.sort_key))
 
 
@@ -106,4 +99,4 @@ def _kept_scalar_reason(program: Program, lowering: Lowering, derived: Derived, 
     leaf, why = blocked[0]
     node = lowering.exprs.get(leaf)
     text = print_expr(node, program.prefix) if node is not None else leaf
-    return f"not recomputable at the call site (it depends on `{text}`, {_BLOCKED.get(why, why)}), {safe}"
+    return f"not recomputable at the call site (it depends on `{text}`, {BLOCKING_REASONS.get(why, why)}), {safe}"

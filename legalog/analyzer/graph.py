@@ -291,16 +291,18 @@ def _control(derived: Derived, c: str) -> str:
 def _culprit(derived: Derived, at: _Locator, v: str) -> str:
     root = at.definitions[v][1] if v in at.definitions else None
     rows = sorted(at.blocking.get(root, ())) if root is not None else []
-    return f" (it depends on `{at.text(rows[0][0])}`: {_REASONS.get(rows[0][1], rows[0][1])})" if rows else ""
+    return f" (it depends on `{at.text(rows[0][0])}`: {BLOCKING_REASONS.get(rows[0][1], rows[0][1])})" if rows else ""
 
 
 def _view_culprit(derived: Derived, at: _Locator, v: str) -> str:
     operands = {r for w, r in derived["view_operand"] if w == v}
     blocked = sorted(row for r in operands for row in at.blocking.get(str(r), ()))
-    return f": it depends on `{at.text(blocked[0][0])}` ({_REASONS.get(blocked[0][1], blocked[0][1])})" if blocked else ""
+    return f": it depends on `{at.text(blocked[0][0])}` ({BLOCKING_REASONS.get(blocked[0][1], blocked[0][1])})" if blocked else ""
 
 
-_REASONS = {
+# why a value cannot be recomputed at the call site (the first blocking leaf), in the words `why`
+# uses; findings.py says the same of a kept scalar
+BLOCKING_REASONS = {
     "call": "a call or tensor read the call site cannot repeat",
     "loop_index": "a loop index the call site cannot name",
     "carried": "a loop-carried or branch-merged value",

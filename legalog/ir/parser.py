@@ -90,10 +90,11 @@ def parse(text: str, path: str | None = None) -> Program:
             raise ParseError(f"invalid Python syntax: {reason}", path, err.lineno or 1, err.offset or 1) from None
         except (RecursionError, MemoryError):
             raise ParseError("nesting too deep to read", path) from None
+        lines = source_lines(text)  # split once: the column fix-up and the reader share it
         if not text.isascii():
-            _character_columns(module, text)
+            _character_columns(module, lines)
         try:
-            return _Reader(text, path).program(module)
+            return _Reader(text, path, lines).program(module)
         except RecursionError:
             raise ParseError("expression nesting too deep to read", path) from None
 
@@ -130,10 +131,9 @@ def _leading_whitespace(line: str) -> str:
     return line[: len(line) - len(line.lstrip(_INDENT))]
 
 
-def _character_columns(module: ast.Module, text: str) -> None:
+def _character_columns(module: ast.Module, lines: list[str]) -> None:
     """`ast` gives columns as UTF-8 byte offsets; make them character offsets, in place, so a
     non-ASCII name earlier on a line does not move what a diagnostic points at."""
-    lines = source_lines(text)
     encoded: dict[int, bytes] = {}
 
     def column(line: int | None, offset: int | None) -> int | None:
@@ -149,8 +149,10 @@ def _character_columns(module: ast.Module, text: str) -> None:
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
-    before = text[:offset]
-    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+    """Line and column of `offset`, with lines counted as `source_lines` (and `ast`) count them."""
+    lines = source_lines(text[:offset])
+    last = lines[-1] if lines and not lines[-1].endswith(("\n", "\r")) else ""
+    return len(lines) + (0 if last else 1), len(last) + 1
 
 
 def _span(node: ast.AST) -> Span:
@@ -172,11 +174,11 @@ def dotted_name(node: ast.expr) -> str | None:
 class _Reader:
     """One reading of one text: holds the path, the prefix and the comment lines."""
 
-    def __init__(self, text: str, path: str | None) -> None:
+    def __init__(self, text: str, path: str | None, lines: list[str]) -> None:
         self.text = text
         self.path = path
         self.prefix = "pl"
-        self.lines = source_lines(text)
+        self.lines = lines
         # character offset of each line's start (and of the end): a function's span in O(1)
         self.line_starts = list(itertools.accumulate((len(line) for line in self.lines), initial=0))
         # Each reader takes its own node class (dispatch is by `type(node)`), hence `Any`.

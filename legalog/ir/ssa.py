@@ -97,9 +97,10 @@ def unversion_function(fn: Function, versioned: VersionedFunction, prefix: str) 
     clashing = _clashing(new_params, fn, spelled)
     if clashing:
         attempts.append({k: v for k, v in spelled.items() if k not in clashing})
+    meaning = _canonical(fn)  # what every attempt must version back to, computed once
     for printed in attempts:
         candidate = _rename_function(replace(fn, body=shaped), _spelling(printed))
-        if _same_meaning(candidate, fn, prefix):
+        if _same_meaning(candidate, meaning, prefix):
             return candidate
     return None
 
@@ -439,9 +440,10 @@ def _clashing(new_params: list[str], fn: Function, printed: dict[str, str]) -> s
     return {p for p in new_params if len(shown.get(printed.get(p, p), ())) > 1}
 
 
-def _same_meaning(candidate: Function, ssa: Function, prefix: str) -> bool:
+def _same_meaning(candidate: Function, meaning: Function, prefix: str) -> bool:
+    """Whether `candidate`, versioned again, is the SSA function whose `_canonical` form is `meaning`."""
     again = version_function(candidate, prefix)
-    return not again.declined and _canonical(again.function) == _canonical(ssa)
+    return not again.declined and _canonical(again.function) == meaning
 
 
 def _canonical(fn: Function) -> Function:

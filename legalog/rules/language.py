@@ -735,13 +735,12 @@ class RuleProgram:
 
     @classmethod
     def load(cls, names: Sequence[str], directory: str | Path | None = None) -> RuleProgram:
-        """Rule files `<name>.pyd` from `directory` (default: the packaged rules), cached by content."""
-        base = Path(directory) if directory is not None else RULES_DIR
-        sources = []
-        for name in names:
-            path = base / (name if name.endswith(".pyd") else f"{name}.pyd")
-            sources.append((str(path), path.read_text(encoding="utf-8")))
-        return _cached_program(tuple(sources))
+        """Rule files `<name>.pyd` from `directory` (default: the packaged rules), cached by content.
+        The packaged files are read once per process: every analysis loads the pass and verifier
+        programs, and they cannot change under a running legalog."""
+        if directory is None:
+            return _cached_program(_packaged_sources(tuple(names)))
+        return _cached_program(_read_sources(tuple(names), Path(directory)))
 
     @classmethod
     def from_texts(cls, texts: Mapping[str, str]) -> RuleProgram:
@@ -750,6 +749,16 @@ class RuleProgram:
 
     def __repr__(self) -> str:
         return f"RuleProgram({[name for name, _ in self.sources]!r})"
+
+
+def _read_sources(names: tuple[str, ...], base: Path) -> tuple[tuple[str, str], ...]:
+    paths = (base / (name if name.endswith(".pyd") else f"{name}.pyd") for name in names)
+    return tuple((str(path), path.read_text(encoding="utf-8")) for path in paths)
+
+
+@functools.cache
+def _packaged_sources(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return _read_sources(names, RULES_DIR)
 
 
 @dataclass(frozen=True)

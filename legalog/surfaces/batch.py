@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from legalog.surfaces.dumps import Target, plan
+from legalog.surfaces.dumps import Target
 from legalog.surfaces.report import DiagnosticModel, FileModel
 
 Progress = Callable[[FileModel], None]
@@ -46,12 +46,6 @@ class Job:
 # in any order; `work` never raises, and a job whose worker fails anyway is the executor's to
 # report as that file's `error` result (`crash_result`).
 Executor = Callable[[Callable[[Job], FileModel], Sequence[Job]], Iterator[tuple[int, FileModel]]]
-
-
-def collect(paths: Iterable[str | Path], all_dumps: bool = True) -> list[Path]:
-    """Files as given; directories searched recursively for `*.py`, sorted (every dump of a
-    passes_dump folder unless `all_dumps` is False: see `dumps.plan`)."""
-    return [Path(t.path) for t in plan(paths, all_dumps)]
 
 
 def analyse_file(path: str, runtime: str = "host_build_graph") -> FileModel:
@@ -106,7 +100,8 @@ def _for_position(model: FileModel, target: Target) -> FileModel:
         # rejected only by the other pass: say what this pass alone would do
         changes = any(g.hoisted_scalars or g.removed_aliases or g.hoisted_views or g.hoisted_allocs for g in graphs)
         status = "rewritten" if changes or any(launch.outcome == "guarded" for launch in launches) else "legal"
-    return model.model_copy(update={"path": target.folder, "used_dump": target.path, "status": status,
+    path, used_dump = target.report_paths()
+    return model.model_copy(update={"path": path, "used_dump": used_dump, "status": status,
                                     "diagnostics": diagnostics, "graphs": graphs, "launches": launches})  # fmt: skip
 
 
@@ -158,14 +153,22 @@ def analyse_job(job: Job) -> FileModel:
     """A worker's whole task: the analysis, through the result cache when the job names one."""
     from legalog.surfaces.cache import cached  # repeated runs over unchanged dumps answer from disk
 
+    data = job.data
+    if data is None and job.cache_dir is not None:
+        # read once: the cache key and, on a miss, the analysis take the same bytes
+        try:
+            data = Path(job.target.path).read_bytes()
+        except OSError:
+            data = None  # the analysis reports the unreadable file itself
+
     def analyse(target: Target, runtime: str) -> FileModel:
-        return analyse_target(target, runtime, job.data, job.engine)
+        return analyse_target(target, runtime, data, job.engine)
 
     try:
         with time_limit(job.timeout):
             if job.cache_dir is None:
                 return analyse(job.target, job.runtime)
-            return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=job.data, engine=job.engine)
+            return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=data, engine=job.engine)
     except AnalysisTimeout:
         reason = (f"analysis stopped after {job.timeout:g} s, the per-file time limit (`--timeout`); "
                   "the other files are reported as usual")  # fmt: skip

@@ -66,10 +66,6 @@ def dumps_in(folder: Path) -> list[_Dump]:
     return sorted(found, key=lambda d: (d.number, d.path.name))
 
 
-def is_dump_folder(folder: Path) -> bool:
-    return bool(dumps_in(folder))
-
-
 def _first(dumps: list[_Dump], pass_name: str) -> _Dump | None:
     return next((d for d in dumps if d.pass_name == pass_name), None)
 

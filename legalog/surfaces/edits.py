@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from legalog.ir.model import Function
-from legalog.ir.printer import print_function, print_program
+from legalog.ir.printer import print_function
 from legalog.pipeline import Analysis
 from legalog.surfaces.report import DiagnosticModel, EditModel
 
@@ -27,11 +27,10 @@ def function_edits(analysis: Analysis) -> list[EditModel]:
     """The edits that turn the input into `fix`'s output (none when `fix` writes nothing)."""
     # the dump as read and `fix`'s output in the dump's own names (a frontend dump is analysed in
     # SSA form, but its edits are of the text the user wrote)
-    program, legalized = analysis.source or analysis.program, analysis.output
-    if program is None or legalized is None or analysis.legalized_text() is None or legalized == program:
+    program, legalized, expected = analysis.source or analysis.program, analysis.output, analysis.legalized_text()
+    if program is None or legalized is None or expected is None or legalized == program:
         return []
     lay = program.layout
-    expected = print_program(legalized)
     if lay is None:
         return []
     edits = [

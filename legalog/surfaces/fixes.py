@@ -8,6 +8,7 @@ file is never written; neither is one that changed on disk since it was analysed
 
 from __future__ import annotations
 
+import difflib
 import errno
 import hashlib
 import os
@@ -53,6 +54,20 @@ def write_atomic(target: Path, text: str) -> None:
         raise
 
 
+def read_dump(path: str | Path) -> str:
+    """A dump's text exactly as the parser saw it: its own line breaks (`read_text` would turn a
+    CRLF dump into LF, and the edits' offsets are offsets into the bytes as decoded)."""
+    return Path(path).read_bytes().decode("utf-8")
+
+
+def diff_lines(path: str, original: str, text: str) -> list[str]:
+    """A unified diff of `fix`'s output, lines as Python counts them (a form feed is no break)."""
+    from legalog.ir.parser import source_lines
+
+    return list(difflib.unified_diff(source_lines(original), source_lines(text),
+                                     fromfile=path, tofile=f"{path} (legalized)"))  # fmt: skip
+
+
 def fixed_text(model: FileModel, original: str) -> str | None:
     """`fix`'s output for an analysed dump, or None when nothing may be written."""
     if model.status in ("error", "rejected") or not model.edits:
@@ -75,7 +90,7 @@ def _apply_one(path: Path, model: FileModel, digest: str | None) -> FixResult:
     if model.status == "legal":
         return FixResult(str(path), "legal")
     try:
-        original = path.read_text(encoding="utf-8")
+        original = read_dump(path)
     except (OSError, UnicodeDecodeError) as err:
         return FixResult(str(path), "error", f"cannot read: {err}")
     if digest is not None and text_digest(original) != digest:
@@ -99,7 +114,7 @@ def digests(targets: Sequence[Target]) -> dict[str, str]:
     out = {}
     for t in targets:
         try:
-            out[t.path] = text_digest(Path(t.path).read_text(encoding="utf-8"))
+            out[t.path] = text_digest(read_dump(t.path))
         except (OSError, UnicodeDecodeError):
             continue
     return out

@@ -27,7 +27,6 @@ from legalog.surfaces.report import (
     KeptModel,
     LaunchModel,
     RemovedAlias,
-    ReportModel,
 )
 from legalog.surfaces.rule_docs import rule_markdown, rule_text
 from legalog.version import __version__
@@ -83,10 +82,6 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
         launches=[LaunchModel.model_validate(launch.to_json()) for launch in analysis.launches],
         used_dump=used_dump,
     )
-
-
-def report(files: Iterable[FileModel]) -> ReportModel:
-    return ReportModel(files=list(files))
 
 
 # ----------------------------------------------------------------------------------- text

@@ -47,7 +47,7 @@ from legalog.rules.language import (
     validate_facts,
 )
 
-__all__ = ["Inexact", "evaluate", "translate"]
+__all__ = ["Inexact", "evaluate"]
 
 _BIG = "_int"  # the opaque stand-in of an integer clingo cannot hold (no rule relation starts with `_`)
 _RESULT = "V0"  # an aggregate's result; rule variables become `V<name>`, fresh ones `V<digits>` from 1
@@ -130,11 +130,6 @@ class _Program:
     sums: tuple[_SumGuard, ...]
     mentioned: frozenset[str]  # relations the rules read or define: the only facts clingo needs
     numeric: Mapping[str, frozenset[int]]  # relation -> columns the rules order or compute with
-
-
-def translate(rules: RuleProgram) -> str:
-    """The ASP text clingo evaluates for `rules` (rules and #show directives, no facts)."""
-    return _program(rules).text
 
 
 @functools.lru_cache(maxsize=32)
