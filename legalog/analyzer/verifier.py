@@ -43,8 +43,10 @@ def verify(
     if "spmd" in passes:
         for launch in decide_launches(program, lowering, derived).launches:
             if launch.outcome != "proven":
-                found.append(diagnostic("SP310", f"verifier: the launch of `{launch.callee}` is still not proven positive",
-                                        launch.line, launch.column, function=launch.function))
+                # an error, as codegen's preflight raises it: SP310's default (info) describes the
+                # guard the pass adds, and here the rewritten program still lacks one
+                found.append(Diagnostic("SP310", f"verifier: the launch of `{launch.callee}` is still not proven positive",
+                                        launch.line, launch.column, launch.function, None, "error", False))
     return found
 
 
