@@ -10,10 +10,10 @@ state leaks from one program to the next.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, get_args
+from typing import Literal, Protocol, TypeVar, get_args
 
 from legalog.analyzer.diagnostics import Diagnostic, declined_diagnostics, in_dump_names, parse_diagnostic
 from legalog.analyzer.explain import Explanation, explain
@@ -31,8 +31,8 @@ from legalog.ir.printer import print_program
 from legalog.ir.ssa import VersionedFunction, unversion_program, version_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
-from legalog.rules.engine import Derived, RuleProgram, evaluate, resolve_engine
-from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES
+from legalog.rules.engine import Derived, RuleProgram, evaluate, given_facts, resolve_engine
+from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, RULES_OF, PassRules
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 
@@ -43,6 +43,7 @@ PassName = Literal["graph", "spmd"]
 PASSES: frozenset[PassName] = frozenset(get_args(PassName))
 
 Status = Literal["legal", "rewritten", "rejected", "error"]
+T = TypeVar("T")
 
 
 class LegalizeError(Exception):
@@ -120,6 +121,30 @@ class Analysis:
         return self._text
 
 
+class Stage(Protocol):
+    """How `analyze` runs each named stage: by default it just runs it; `bench/` times it."""
+
+    def __call__(self, name: str, run: Callable[[], T], /) -> T: ...
+
+
+def _run(name: str, run: Callable[[], T], /) -> T:
+    return run()
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One of the two passes, with everything the pipeline runs for it: its rules (and the facts
+    without which it has nothing to decide: then none of its rules is evaluated, none of its
+    decisions made), and its decision stage."""
+
+    name: PassName
+    rules: PassRules
+
+
+# In PyPTO's order: LegalizeSpmdLaunches runs first; its guards touch only Orchestration launches.
+PIPELINE: tuple[Pass, ...] = (Pass("spmd", RULES_OF["spmd"]), Pass("graph", RULES_OF["graph"]))
+
+
 def pass_rules() -> RuleProgram:
     return RuleProgram.load(PASS_RULES)
 
@@ -129,10 +154,20 @@ def extract(program: Program, runtime: str = "host_build_graph") -> FactStore:
     return lower(program, runtime).facts
 
 
-def solve(program: Program, runtime: str = "host_build_graph", engine: str | None = None) -> tuple[Lowering, Derived]:
-    """Lower a program and evaluate every pass rule over its facts, as one whole program."""
-    lowering = lower(program, runtime)
-    return lowering, evaluate(pass_rules(), lowering.facts.as_mapping(), engine)
+def solve(
+    program: Program, runtime: str = "host_build_graph", engine: str | None = None,
+    passes: Collection[str] = PASSES, stage: Stage = _run,
+) -> tuple[Lowering, Derived, frozenset[PassName]]:  # fmt: skip
+    """Lower a program and evaluate the rules of the chosen passes that have work in it, as one
+    whole program; also says which passes had work.  A program with nothing to decide (no Graph,
+    no host control tensor, no SPMD launch) evaluates nothing."""
+    lowering = stage("lower", lambda: lower(program, runtime))
+    facts = lowering.facts.as_mapping()
+    rules = pass_rules()
+    working = frozenset(p.name for p in PIPELINE if p.name in passes and p.rules.has_work(rules, facts))
+    outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in working))
+    derived = stage("rules", lambda: evaluate(rules, facts, engine, outputs)) if working else given_facts(rules, facts)
+    return lowering, derived, working
 
 
 def _chosen(passes: Collection[str]) -> frozenset[PassName]:
@@ -144,44 +179,52 @@ def _chosen(passes: Collection[str]) -> frozenset[PassName]:
 
 def analyze(
     source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    engine: str | None = None, *, passes: Collection[str] = PASSES,
+    engine: str | None = None, *, passes: Collection[str] = PASSES, stage: Stage = _run,
 ) -> Analysis:  # fmt: skip
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
     a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (clingo unless
-    $LEGALOG_ENGINE or the caller says otherwise)."""
+    $LEGALOG_ENGINE or the caller says otherwise).  `stage` runs each stage (`bench/` times them)."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
     engine = resolve_engine(engine)
     chosen = _chosen(passes)
     try:
-        read = parse(source, path) if isinstance(source, str) else source
+        read = stage("parse", lambda: parse(source, path)) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
-    if refused := [d for d in wellformed_diagnostics(read) if d.severity == "error"]:
+    if refused := [d for d in stage("checks", lambda: wellformed_diagnostics(read)) if d.severity == "error"]:
         # What PyPTO's parser refuses, or recursion: the rules assume neither (a cyclic call
         # graph would make them chase a callee's returns through itself), so they do not run.
         return Analysis(path, read, tuple(refused), source=read)
-    program, versions = version_program(read, FULL_BODY_KINDS)
-    lowering, derived = solve(program, runtime, engine)
-    graphs = graph_decisions(program, lowering, derived) if "graph" in chosen else ()
-    launches = decide_launches(program, lowering, derived) if "spmd" in chosen else None
-    diagnostics = graph_diagnostics(program, lowering, derived) if "graph" in chosen else []
+    program, versions = stage("version", lambda: version_program(read, FULL_BODY_KINDS))
+    lowering, derived, working = solve(program, runtime, engine, chosen, stage)
+    graph = "graph" in working
+    graphs = stage("decide", lambda: graph_decisions(program, lowering, derived)) if graph else ()
+    launches = stage("launches", lambda: decide_launches(program, lowering, derived)) if "spmd" in working else None
+    diagnostics = stage("decide", lambda: graph_diagnostics(program, lowering, derived)) if graph else []
     diagnostics += launches.diagnostics if launches is not None else ()
     diagnostics = [in_dump_names(d, versions) for d in diagnostics] + declined_diagnostics(versions)
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
         # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only
         # Orchestration launches, never a Graph call site or body.
-        guarded = guard_launches(program, launches) if launches is not None else program
-        legalized = legalize_graphs(guarded, graphs)
+        def rewrite() -> Program:
+            guarded = guard_launches(program, launches) if launches is not None else program
+            return legalize_graphs(guarded, graphs)
+
+        legalized = stage("rewrite", rewrite)
         if legalized != program:
-            diagnostics += [in_dump_names(d, versions) for d in verify(legalized, runtime, engine, passes=chosen)]
+            found = stage("verify", lambda: verify(legalized, runtime, engine, passes=chosen))
+            diagnostics += [in_dump_names(d, versions) for d in found]
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
     legal = not any(d.severity == "error" for d in ordered)
-    findings = graph_findings(program, lowering, derived, graphs) if legal else ()
-    findings = tuple(in_dump_names(d, versions) for d in findings)
-    kept = kept_values(program, lowering, derived, graphs)
+    findings: tuple[Diagnostic, ...] = ()
+    kept: tuple[KeptValue, ...] = ()
+    if graph:
+        findings = stage("decide", lambda: graph_findings(program, lowering, derived, graphs)) if legal else ()
+        findings = tuple(in_dump_names(d, versions) for d in findings)
+        kept = stage("decide", lambda: kept_values(program, lowering, derived, graphs))
     decided = launches.launches if launches is not None else ()
     return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived,
                     engine=engine, findings=findings, kept=kept, source=read, versions=versions)

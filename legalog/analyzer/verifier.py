@@ -18,7 +18,7 @@ from legalog.analyzer.spmd import decide_launches
 from legalog.extractor.lower import Lowering, lower, var_name
 from legalog.ir.model import Program
 from legalog.rules.engine import Derived, RuleProgram, evaluate
-from legalog.rules.programs import VERIFIER_RULES
+from legalog.rules.programs import RULES_OF, VERIFIER_RULES
 
 _ASSERTIONS = {
     "assert_rename_survives": ("GB122", "rename `{v}` of a boundary scalar survives"),
@@ -36,11 +36,19 @@ def verify(
     """The post-conditions of the passes that ran (`passes`, as `pipeline.analyze` chose them):
     after LegalizeSpmdLaunches alone a Graph is not legalized yet, and that is no finding."""
     lowering = lower(program, runtime)
-    derived = evaluate(RuleProgram.load(VERIFIER_RULES), lowering.facts.as_mapping(), engine)
+    facts = lowering.facts.as_mapping()
+    rules = RuleProgram.load(VERIFIER_RULES)
+    working = [name for name in ("graph", "spmd") if name in passes and RULES_OF[name].has_work(rules, facts)]
+    if not working:
+        return []
+    outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in working))
+    if "graph" in working:
+        outputs |= rules.defined_in["verifier"]
+    derived = evaluate(rules, facts, engine, outputs)
     found: list[Diagnostic] = []
-    if "graph" in passes:
+    if "graph" in working:
         found += _graph_findings(program, lowering, derived)
-    if "spmd" in passes:
+    if "spmd" in working:
         for launch in decide_launches(program, lowering, derived).launches:
             if launch.outcome != "proven":
                 # an error, as codegen's preflight raises it: SP310's default (info) describes the

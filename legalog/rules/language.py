@@ -22,7 +22,7 @@ import ast
 import builtins
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -49,6 +49,7 @@ __all__ = [
     "Var",
     "check_stratification",
     "lint",
+    "numeric_columns",
     "validate_facts",
 ]
 
@@ -682,7 +683,7 @@ def _equal_to(names: set[str], equal: Sequence[tuple[str, str]]) -> set[str]:
     return closure
 
 
-def _numeric_columns(rules: Sequence[Rule]) -> frozenset[tuple[str, int]]:
+def numeric_columns(rules: Sequence[Rule]) -> frozenset[tuple[str, int]]:
     """(relation, column) pairs whose values some rule orders or computes with, directly or
     through the heads it fills.  Elsewhere a value is only ever joined on or compared for
     equality, so an integer no engine can hold may stand there as an opaque, equal-only token."""
@@ -730,8 +731,50 @@ class RuleProgram:
         self.strata = _strata({f"{r.name}/{r.arity}" for r in self.relations.values() if r.name in heads},
                               self.dependencies)
         """Derived relations grouped by stratum (negation/aggregation boundaries); raises on a cycle."""
-        self.numeric = _numeric_columns(self.rules)
-        """(relation, column) pairs the rules order or compute with (see `_numeric_columns`)."""
+        self.numeric = numeric_columns(self.rules)
+        """(relation, column) pairs the rules order or compute with (see `numeric_columns`)."""
+        self.defined_in: Mapping[str, frozenset[str]] = {
+            Path(name).stem: frozenset(rule.head.relation for rule in source.rules)
+            for (name, _), source in zip(self.sources, read, strict=True)}
+        """Rule file stem -> the relations its rules define (what a pass reads of that file)."""
+
+    @functools.cache  # noqa: B019 - programs live for the process (they are cached themselves)
+    def closure(self, outputs: frozenset[str] | None) -> frozenset[str]:
+        """The derived relations `outputs` are computed from (themselves included); all of them
+        when `outputs` is None."""
+        if outputs is None:
+            return self.derived
+        reads: dict[str, set[str]] = {}
+        for dep in self.dependencies:
+            reads.setdefault(dep.head.rpartition("/")[0], set()).add(dep.body.rpartition("/")[0])
+        wanted, todo = set(), [name for name in outputs if name in self.derived]
+        while todo:
+            if (name := todo.pop()) not in wanted:
+                wanted.add(name)
+                todo += [r for r in reads.get(name, ()) if r in self.derived]
+        return frozenset(wanted)
+
+    def firable(self, wanted: frozenset[str], facts: Mapping[str, Collection[Row]]) -> tuple[int, ...]:
+        """Indices of the rules, among those defining `wanted`, that can derive anything over
+        `facts`: a rule one of whose positive body atoms can match nothing (an input relation
+        with no row holding its constants, or a derived one none of whose rules can fire) derives
+        nothing, so leaving it out changes no relation.  Most small programs have no Graph, or
+        no launch, so most of the rules have nothing to do."""
+        present = _constant_columns(self, facts)
+        candidates = [(i, rule) for i, rule in enumerate(self.rules)
+                      if rule.head.relation in wanted and _inputs_match(self, rule, present)]
+        possible = {name for name in wanted if facts.get(name)}  # a derived relation given rows too
+        kept: set[int] = set()
+        grown = True
+        while grown:
+            grown = False
+            for i, rule in candidates:
+                if i not in kept and all(lit.atom.relation in possible for lit in rule.body if isinstance(lit, Literal)
+                                         and not lit.negated and lit.atom.relation in self.derived):
+                    kept.add(i)
+                    possible.add(rule.head.relation)
+                    grown = True
+        return tuple(sorted(kept))
 
     @classmethod
     def load(cls, names: Sequence[str], directory: str | Path | None = None) -> RuleProgram:
@@ -749,6 +792,42 @@ class RuleProgram:
 
     def __repr__(self) -> str:
         return f"RuleProgram({[name for name, _ in self.sources]!r})"
+
+
+def _constant_columns(rules: RuleProgram, facts: Mapping[str, Collection[Row]]) -> dict[tuple[str, int], frozenset[object]]:
+    """(input relation, column) -> the values its rows hold there, for every column a rule
+    body names a constant in; (relation, -1) -> whether it has rows at all."""
+    columns = _constant_positions(rules)
+    present: dict[tuple[str, int], frozenset[object]] = {}
+    for name in rules.inputs:
+        rows = facts.get(name, ())
+        present[(name, -1)] = frozenset({True} if rows else ())
+        for column in columns.get(name, ()):
+            present[(name, column)] = frozenset(row[column] for row in rows)
+    return present
+
+
+@functools.cache
+def _constant_positions(rules: RuleProgram) -> dict[str, frozenset[int]]:
+    columns: dict[str, set[int]] = {}
+    for rule in rules.rules:
+        for lit in rule.body:
+            if isinstance(lit, Literal) and not lit.negated and lit.atom.relation in rules.inputs:
+                columns.setdefault(lit.atom.relation, set()).update(
+                    i for i, arg in enumerate(lit.atom.args) if isinstance(arg, Const))
+    return {name: frozenset(cols) for name, cols in columns.items()}
+
+
+def _inputs_match(rules: RuleProgram, rule: Rule, present: Mapping[tuple[str, int], frozenset[object]]) -> bool:
+    """Whether each positive input atom of `rule` can match some row (column by column: an
+    over-approximation, which only ever keeps a rule that derives nothing)."""
+    for lit in rule.body:
+        if isinstance(lit, Literal) and not lit.negated and lit.atom.relation in rules.inputs:
+            name = lit.atom.relation
+            if not present[(name, -1)] or any(isinstance(arg, Const) and arg.value not in present[(name, i)]
+                                              for i, arg in enumerate(lit.atom.args)):
+                return False
+    return True
 
 
 def _read_sources(names: tuple[str, ...], base: Path) -> tuple[tuple[str, str], ...]:

@@ -1,10 +1,43 @@
-"""Which rule files each evaluation loads.  One place, so the check path, `why`/`query` and
-the verifier cannot drift apart."""
+"""Which rule files each evaluation loads, and which facts give each pass work.  One place, so
+the check path, `why`/`query` and the verifier cannot drift apart."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from legalog.rules.language import Row, RuleProgram
+
+
+@dataclass(frozen=True)
+class PassRules:
+    """The rule files of one pass (beyond `base`, which both read), and the derived relations
+    without a row of which it has nothing to decide (`keys`)."""
+
+    files: tuple[str, ...]
+    keys: frozenset[str]
+
+    def has_work(self, rules: RuleProgram, facts: Mapping[str, Collection[Row]]) -> bool:
+        """Whether a key relation can hold a row over `facts` (`RuleProgram.firable`: decided
+        from which input rows exist, before any engine runs)."""
+        fired = rules.firable(rules.closure(self.keys), facts)
+        return any(rules.rules[i].head.relation in self.keys for i in fired)
+
+    def outputs(self, rules: RuleProgram) -> frozenset[str]:
+        """The relations this pass's own files define: what its decisions read."""
+        return frozenset().union(*(rules.defined_in[name] for name in self.files))
+
+
+# LegalizeGraphBoundary: every rule reads a Graph (`graph`, `region`, `graph_stmt`...), except
+# the host control checks, which read orchestration-level tensor reads and writes.
+GRAPH = PassRules(("invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control"),
+                  frozenset({"graph", "host_tensor"}))
+# LegalizeSpmdLaunches: an SPMD launch is a launch carrying a core_num (spmd.pyd, spmd_launch).
+SPMD = PassRules(("spmd",), frozenset({"spmd_launch"}))
+RULES_OF: Mapping[str, PassRules] = {"graph": GRAPH, "spmd": SPMD}
+
 # LegalizeGraphBoundary and LegalizeSpmdLaunches, as `check` and `fix` evaluate them.
-PASS_RULES = ("base", "invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control", "spmd")
+PASS_RULES = ("base", *GRAPH.files, *SPMD.files)
 
 # The why-not relations cost about a third of an evaluation and only `why` / `query` read them,
 # so they are solved on demand, never on the check path.

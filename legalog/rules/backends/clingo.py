@@ -44,6 +44,7 @@ from legalog.rules.language import (
     RuleProgram,
     Term,
     Var,
+    numeric_columns,
     validate_facts,
 )
 
@@ -123,36 +124,57 @@ def _rule(rule: Rule) -> str:
 
 @dataclass(frozen=True)
 class _Program:
-    """A `RuleProgram` translated once: its ASP text, what to read back, what to guard."""
+    """The rules an evaluation keeps, translated: its ASP text, what to read back, what to guard."""
 
     text: str
     shown: Mapping[str, int]  # derived relations (and #sum inputs) -> arity
     sums: tuple[_SumGuard, ...]
-    mentioned: frozenset[str]  # relations the rules read or define: the only facts clingo needs
-    numeric: Mapping[str, frozenset[int]]  # relation -> columns the rules order or compute with
+    mentioned: frozenset[str]  # relations the kept rules read: the only facts clingo needs
+    numeric: Mapping[str, frozenset[int]]  # relation -> columns the kept rules order or compute with
 
 
-@functools.lru_cache(maxsize=32)
-def _program(rules: RuleProgram) -> _Program:
+@dataclass(frozen=True)
+class _Translated:
+    """One rule in ASP, translated once per process."""
+
+    lines: tuple[str, ...]
+    sum_input: tuple[str, int, int] | None  # a #sum's input relation, its arity and the summed column
+
+
+@functools.lru_cache(maxsize=4096)
+def _translated(rules: RuleProgram, index: int) -> _Translated:
+    rule = rules.rules[index]
+    if rule.aggregate is None:
+        return _Translated((_rule(rule),), None)
+    aux = f"_agg{index}_{rule.head.relation}"
+    text, columns = _aggregate(rule, rule.aggregate, aux)
+    summed = (aux, len(columns), columns.index(rule.aggregate.value)) if rule.aggregate.kind == "sum" else None
+    return _Translated(tuple(text), summed)
+
+
+@functools.lru_cache(maxsize=256)
+def _program(rules: RuleProgram, kept: tuple[int, ...], given: frozenset[str]) -> _Program:
+    """The ASP text of the rules `kept` (indices into `rules.rules`; `RuleProgram.firable`);
+    `given` are derived relations the facts also hold rows of."""
     lines: list[str] = []
     sums: list[_SumGuard] = []
-    shown = {name: rules.relations[name].arity for name in sorted(rules.derived)}
-    for index, rule in enumerate(rules.rules):
-        if rule.aggregate is None:
-            lines.append(_rule(rule))
-            continue
-        aux = f"_agg{index}_{rule.head.relation}"
-        text, columns = _aggregate(rule, rule.aggregate, aux)
-        lines += text
-        if rule.aggregate.kind == "sum":
-            sums.append(_SumGuard(aux, columns.index(rule.aggregate.value)))
-            shown[aux] = len(columns)
+    heads = {rules.rules[i].head.relation for i in kept} | given
+    shown = {name: rules.relations[name].arity for name in sorted(heads)}
+    for index in kept:
+        translated = _translated(rules, index)
+        lines += translated.lines
+        if translated.sum_input is not None:
+            aux, arity, column = translated.sum_input
+            sums.append(_SumGuard(aux, column))
+            shown[aux] = arity
     lines.append("#show.")
     lines += [f"#show {name}/{arity}." for name, arity in shown.items()]
+    chosen = [rules.rules[i] for i in kept]
     numeric: dict[str, set[int]] = {}
-    for relation, column in rules.numeric:
+    for relation, column in numeric_columns(chosen):
         numeric.setdefault(relation, set()).add(column)
-    return _Program("\n".join(lines) + "\n", shown, tuple(sums), frozenset(rules.relations),
+    read = {lit.atom.relation for rule in chosen for lit in rule.body if isinstance(lit, Literal)} | heads
+    return _Program("\n".join(lines) + "\n", shown, tuple(sums), frozenset(read),
                     {name: frozenset(cols) for name, cols in numeric.items()})
 
 
@@ -363,15 +385,18 @@ def _solve(program: _Program, facts: Mapping[str, set[Row]]) -> dict[str, list[i
     return symbols
 
 
-def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derived:
-    """Runs one program's facts through `rules` on clingo; raises `Inexact` where it cannot be exact."""
+def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None = None) -> Derived:
+    """Runs one program's facts through `rules` on clingo; raises `Inexact` where it cannot be exact.
+    Only the rules `outputs` (default: every derived relation) are computed from, and of those
+    only the ones that can fire over these facts, are grounded; every relation of that closure
+    is in the answer (empty where no rule fired)."""
     checked = validate_facts(rules, facts)
-    program = _program(rules)
-    symbols = _solve(program, checked)
+    wanted = rules.closure(outputs)
+    program = _program(rules, rules.firable(wanted, checked), frozenset(n for n in wanted if checked.get(n)))
+    symbols = _solve(program, checked) if program.shown else {}
     decoder = _Decoder()
     _check_sums(program, symbols, decoder)
     given = {name: frozenset(rows) for name, rows in checked.items() if name not in rules.derived}
-    empty = dict.fromkeys(rules.inputs.keys() - given.keys(), frozenset[Row]())
+    empty = dict.fromkeys((rules.inputs.keys() - given.keys()) | (wanted - program.shown.keys()), frozenset[Row]())
     return Derived({**given, **empty},
-                   {name: functools.partial(decoder.rows, symbols[name]) for name in rules.derived})
-
+                   {name: functools.partial(decoder.rows, symbols[name]) for name in wanted & program.shown.keys()})
