@@ -32,7 +32,7 @@ from legalog.ir.ssa import VersionedFunction, unversion_program, version_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 from legalog.rules.engine import Derived, RuleProgram, evaluate, given_facts, resolve_engine
-from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, RULES_OF, PassRules
+from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, RULES_OF, PassRules, working
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 
@@ -164,10 +164,11 @@ def solve(
     lowering = stage("lower", lambda: lower(program, runtime))
     facts = lowering.facts.as_mapping()
     rules = pass_rules()
-    working = frozenset(p.name for p in PIPELINE if p.name in passes and p.rules.has_work(rules, facts))
-    outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in working))
-    derived = stage("rules", lambda: evaluate(rules, facts, engine, outputs)) if working else given_facts(rules, facts)
-    return lowering, derived, working
+    has_work = working(rules, facts, passes)
+    busy = frozenset(p.name for p in PIPELINE if p.name in has_work)
+    outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in busy))
+    derived = stage("rules", lambda: evaluate(rules, facts, engine, outputs)) if busy else given_facts(rules, facts)
+    return lowering, derived, busy
 
 
 def _chosen(passes: Collection[str]) -> frozenset[PassName]:
@@ -198,10 +199,10 @@ def analyze(
         # graph would make them chase a callee's returns through itself), so they do not run.
         return Analysis(path, read, tuple(refused), source=read)
     program, versions = stage("version", lambda: version_program(read, FULL_BODY_KINDS))
-    lowering, derived, working = solve(program, runtime, engine, chosen, stage)
-    graph = "graph" in working
+    lowering, derived, busy = solve(program, runtime, engine, chosen, stage)
+    graph = "graph" in busy
     graphs = stage("decide", lambda: graph_decisions(program, lowering, derived)) if graph else ()
-    launches = stage("launches", lambda: decide_launches(program, lowering, derived)) if "spmd" in working else None
+    launches = stage("launches", lambda: decide_launches(program, lowering, derived)) if "spmd" in busy else None
     diagnostics = stage("decide", lambda: graph_diagnostics(program, lowering, derived)) if graph else []
     diagnostics += launches.diagnostics if launches is not None else ()
     diagnostics = [in_dump_names(d, versions) for d in diagnostics] + declined_diagnostics(versions)

@@ -19,11 +19,13 @@ the same verdict and the same model.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
-import z3
+if TYPE_CHECKING:  # imported on first use (`_load_z3`)
+    import z3
 
 from legalog.ir.model import (
     BinOp,
@@ -561,7 +563,10 @@ def prove(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEF
     literal = fold_constant(goal.core_num)
     if literal is not None:
         return _literal_verdict(literal)
-    ctx = z3.Context()
+    if (bound := _lower_bound(goal, goal.core_num, set())) is not None and bound[0] >= 1:
+        used = tuple(dict.fromkeys(bound[1]))
+        return Verdict("proven", {}, f"core_num >= 1 follows from {'; '.join(used) or 'the expression alone'}", used=used)
+    ctx = _context()
     q = _build(goal, ctx)
     s = _solver(ctx, rlimit, seed)
     trackers: dict[str, str] = {}
@@ -576,6 +581,78 @@ def prove(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEF
     if result == z3.sat:
         return _refuted(s.model(), q)
     return Verdict("unknown", {}, f"solver gave up: {s.reason_unknown()}")
+
+
+_CONTEXTS = threading.local()
+
+
+def _load_z3() -> None:
+    """Import Z3 where a goal first needs it: it is a tenth of a second of a one-file check,
+    and a program with no launch, or only launches decided without a solver, never needs it."""
+    global z3
+    import z3
+
+
+def _context() -> z3.Context:
+    """One Z3 context per thread, for the whole process: creating one costs about 10 ms, more
+    than most goals take to solve.  Each goal still gets its own solver (seeded, limited), and
+    nothing is asserted in the context itself, so a verdict does not depend on the goals before."""
+    if (ctx := getattr(_CONTEXTS, "ctx", None)) is None:
+        _load_z3()
+        ctx = _CONTEXTS.ctx = z3.Context()
+    return ctx
+
+
+def _lower_bound(goal: PositivityGoal, e: Expr, seen: set[str]) -> tuple[int, tuple[str, ...]] | None:
+    """A lower bound of `e` from what needs no solver: literals, a loop index with literal
+    bounds, names known non-negative, the bindings they are defined by, and `+`, `*` of
+    non-negatives, `//` by a positive literal, min and max over them; with the labels of the
+    assumptions it used (as the Z3 encoding names them).  None: no bound this simply."""
+    if (value := fold_constant(e)) is not None:
+        return value, ()
+    match e:
+        case Name(id=name) if name not in seen:
+            return _name_bound(goal, name, seen | {name})
+        case BinOp(op="+" | "*" as op, left=left, right=right):
+            a, b = _lower_bound(goal, left, seen), _lower_bound(goal, right, seen)
+            if a is None or b is None or (op == "*" and (a[0] < 0 or b[0] < 0)):
+                return None
+            return (a[0] + b[0] if op == "+" else a[0] * b[0]), a[1] + b[1]
+        case BinOp(op="//", left=left, right=right) if (k := fold_constant(right)) is not None and k > 0:
+            a = _lower_bound(goal, left, seen)
+            return None if a is None else (a[0] // k, a[1])
+        case Call(func=f, args=args) if f in _MIN_MAX and len(args) >= 2:
+            found = [b for x in args if (b := _lower_bound(goal, x, seen)) is not None]
+            if _MIN_MAX[f] == "max":
+                return _max_bound(found)  # max(a, b) >= a: one bounded argument is enough
+            if len(found) < len(args):
+                return None
+            return min(b[0] for b in found), tuple(label for b in found for label in b[1])
+    return None
+
+
+def _max_bound(bounds: list[tuple[int, tuple[str, ...]]]) -> tuple[int, tuple[str, ...]] | None:
+    return max(bounds, key=lambda b: b[0]) if bounds else None
+
+
+def _name_bound(goal: PositivityGoal, name: str, seen: set[str]) -> tuple[int, tuple[str, ...]] | None:
+    for loop in goal.loops:  # a loop index shadows a stale binding of its name (declare_loop_index)
+        if loop.index == name:
+            start, stop, step = fold_constant(loop.start), fold_constant(loop.stop), fold_constant(loop.step)
+            span = f"{expr_text(loop.start)}, {expr_text(loop.stop)}, {expr_text(loop.step)}"
+            label = f"{name} in range({span})"
+            if step is not None and step > 0 and start is not None:
+                return start, (label,)
+            if step is not None and step < 0 and stop is not None:
+                return stop + 1, (label,)
+            return None
+    bounds: list[tuple[int, tuple[str, ...]]] = []
+    if name in goal.nonneg:
+        bounds.append((0, (f"{name} >= 0",)))
+    definition = goal.bindings.get(name)
+    if definition is not None and (inner := _lower_bound(goal, definition, seen)) is not None:
+        bounds.append((inner[0], (f"{name} = {expr_text(definition)}", *inner[1])))
+    return _max_bound(bounds)
 
 
 def _literal_verdict(value: int) -> Verdict:
@@ -608,6 +685,7 @@ def _model_int(model: z3.ModelRef, t: z3.ArithRef) -> int:
 def smt2(goal: PositivityGoal) -> str:
     """The SMT-LIB2 text of the query (sat means refuted), with each assumption's label as a
     comment header, for debugging dumps."""
+    _load_z3()
     ctx = z3.Context()
     q = _build(goal, ctx)
     s = z3.Solver(ctx=ctx)

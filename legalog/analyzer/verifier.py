@@ -18,7 +18,7 @@ from legalog.analyzer.spmd import decide_launches
 from legalog.extractor.lower import Lowering, lower, var_name
 from legalog.ir.model import Program
 from legalog.rules.engine import Derived, RuleProgram, evaluate
-from legalog.rules.programs import RULES_OF, VERIFIER_RULES
+from legalog.rules.programs import RULES_OF, VERIFIER_RULES, working
 
 _ASSERTIONS = {
     "assert_rename_survives": ("GB122", "rename `{v}` of a boundary scalar survives"),
@@ -38,17 +38,17 @@ def verify(
     lowering = lower(program, runtime)
     facts = lowering.facts.as_mapping()
     rules = RuleProgram.load(VERIFIER_RULES)
-    working = [name for name in ("graph", "spmd") if name in passes and RULES_OF[name].has_work(rules, facts)]
-    if not working:
+    busy = working(rules, facts, passes)
+    if not busy:
         return []
-    outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in working))
-    if "graph" in working:
+    outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in busy))
+    if "graph" in busy:
         outputs |= rules.defined_in["verifier"]
     derived = evaluate(rules, facts, engine, outputs)
     found: list[Diagnostic] = []
-    if "graph" in working:
+    if "graph" in busy:
         found += _graph_findings(program, lowering, derived)
-    if "spmd" in working:
+    if "spmd" in busy:
         for launch in decide_launches(program, lowering, derived).launches:
             if launch.outcome != "proven":
                 # an error, as codegen's preflight raises it: SP310's default (info) describes the

@@ -754,26 +754,36 @@ class RuleProgram:
                 todo += [r for r in reads.get(name, ()) if r in self.derived]
         return frozenset(wanted)
 
-    def firable(self, wanted: frozenset[str], facts: Mapping[str, Collection[Row]]) -> tuple[int, ...]:
-        """Indices of the rules, among those defining `wanted`, that can derive anything over
-        `facts`: a rule one of whose positive body atoms can match nothing (an input relation
-        with no row holding its constants, or a derived one none of whose rules can fire) derives
-        nothing, so leaving it out changes no relation.  Most small programs have no Graph, or
-        no launch, so most of the rules have nothing to do."""
+    def firable(self, facts: Mapping[str, Collection[Row]]) -> tuple[int, ...]:
+        """Indices of the rules that can derive anything over `facts`: a rule one of whose
+        positive body atoms can match nothing (an input relation with no row holding its
+        constants, or a derived one none of whose rules can fire) derives nothing, so leaving it
+        out changes no relation.  Most small programs have no Graph, or no launch, so most of
+        the rules have nothing to do."""
         present = _constant_columns(self, facts)
-        candidates = [(i, rule) for i, rule in enumerate(self.rules)
-                      if rule.head.relation in wanted and _inputs_match(self, rule, present)]
-        possible = {name for name in wanted if facts.get(name)}  # a derived relation given rows too
+        waiting: dict[str, list[int]] = {}
+        missing: dict[int, int] = {}
+        ready: list[int] = []
+        for i, need in enumerate(_rule_needs(self)):
+            if not all(
+                    present[(name, -1)] and all(value in present[(name, column)] for column, value in constants)
+                    for name, constants in need.inputs):
+                continue
+            missing[i] = len(need.derived)
+            for name in need.derived:
+                waiting.setdefault(name, []).append(i)
+            if not need.derived:
+                ready.append(i)
+        # a derived relation the facts also give rows of is non-empty whatever its rules do
+        possible = {name for name in self.derived if facts.get(name)}
+        for name in possible:
+            ready += _release(name, waiting, missing)
         kept: set[int] = set()
-        grown = True
-        while grown:
-            grown = False
-            for i, rule in candidates:
-                if i not in kept and all(lit.atom.relation in possible for lit in rule.body if isinstance(lit, Literal)
-                                         and not lit.negated and lit.atom.relation in self.derived):
-                    kept.add(i)
-                    possible.add(rule.head.relation)
-                    grown = True
+        while ready:
+            kept.add(i := ready.pop())
+            if (head := self.rules[i].head.relation) not in possible:
+                possible.add(head)
+                ready += _release(head, waiting, missing)
         return tuple(sorted(kept))
 
     @classmethod
@@ -818,16 +828,37 @@ def _constant_positions(rules: RuleProgram) -> dict[str, frozenset[int]]:
     return {name: frozenset(cols) for name, cols in columns.items()}
 
 
-def _inputs_match(rules: RuleProgram, rule: Rule, present: Mapping[tuple[str, int], frozenset[object]]) -> bool:
-    """Whether each positive input atom of `rule` can match some row (column by column: an
-    over-approximation, which only ever keeps a rule that derives nothing)."""
-    for lit in rule.body:
-        if isinstance(lit, Literal) and not lit.negated and lit.atom.relation in rules.inputs:
-            name = lit.atom.relation
-            if not present[(name, -1)] or any(isinstance(arg, Const) and arg.value not in present[(name, i)]
-                                              for i, arg in enumerate(lit.atom.args)):
-                return False
-    return True
+@dataclass(frozen=True)
+class _Need:
+    """What one rule needs to fire: rows of its positive input atoms holding their constants
+    (column by column: an over-approximation, which only ever keeps a rule that derives
+    nothing), and a row of each relation of its positive derived atoms."""
+
+    head: str
+    inputs: tuple[tuple[str, tuple[tuple[int, str | int], ...]], ...]
+    derived: frozenset[str]
+
+
+@functools.cache
+def _rule_needs(rules: RuleProgram) -> tuple[_Need, ...]:
+    needs = []
+    for rule in rules.rules:
+        atoms = [lit.atom for lit in rule.body if isinstance(lit, Literal) and not lit.negated]
+        inputs = tuple((atom.relation, tuple((i, arg.value) for i, arg in enumerate(atom.args) if isinstance(arg, Const)))
+                       for atom in atoms if atom.relation in rules.inputs)
+        needs.append(_Need(rule.head.relation, inputs,
+                           frozenset(atom.relation for atom in atoms if atom.relation in rules.derived)))
+    return tuple(needs)
+
+
+def _release(name: str, waiting: Mapping[str, list[int]], missing: dict[int, int]) -> list[int]:
+    """The rules that became ready now that `name` can hold a row."""
+    ready = []
+    for i in waiting.get(name, ()):
+        missing[i] -= 1
+        if missing[i] == 0:
+            ready.append(i)
+    return ready
 
 
 def _read_sources(names: tuple[str, ...], base: Path) -> tuple[tuple[str, str], ...]:

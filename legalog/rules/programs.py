@@ -17,12 +17,6 @@ class PassRules:
     files: tuple[str, ...]
     keys: frozenset[str]
 
-    def has_work(self, rules: RuleProgram, facts: Mapping[str, Collection[Row]]) -> bool:
-        """Whether a key relation can hold a row over `facts` (`RuleProgram.firable`: decided
-        from which input rows exist, before any engine runs)."""
-        fired = rules.firable(rules.closure(self.keys), facts)
-        return any(rules.rules[i].head.relation in self.keys for i in fired)
-
     def outputs(self, rules: RuleProgram) -> frozenset[str]:
         """The relations this pass's own files define: what its decisions read."""
         return frozenset().union(*(rules.defined_in[name] for name in self.files))
@@ -35,6 +29,15 @@ GRAPH = PassRules(("invariant", "scalars", "views", "allocs", "topology", "bound
 # LegalizeSpmdLaunches: an SPMD launch is a launch carrying a core_num (spmd.pyd, spmd_launch).
 SPMD = PassRules(("spmd",), frozenset({"spmd_launch"}))
 RULES_OF: Mapping[str, PassRules] = {"graph": GRAPH, "spmd": SPMD}
+
+
+
+def working(rules: RuleProgram, facts: Mapping[str, Collection[Row]], passes: Collection[str]) -> frozenset[str]:
+    """The passes among `passes` that have something to decide over `facts`: a key relation can
+    hold a row (`RuleProgram.firable`, decided from which input rows exist, before any engine runs)."""
+    possible = {rules.rules[i].head.relation for i in rules.firable(facts)}
+    return frozenset(name for name in passes if RULES_OF[name].keys & possible)
+
 
 # LegalizeGraphBoundary and LegalizeSpmdLaunches, as `check` and `fix` evaluate them.
 PASS_RULES = ("base", *GRAPH.files, *SPMD.files)

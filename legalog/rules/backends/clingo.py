@@ -3,7 +3,7 @@
 A stratified program has exactly one answer set, and clingo's grounder computes it outright:
 every derived atom is a fact once grounding is done (ENGINES.md; the solve step that follows
 only confirms it).  This backend translates the front end's `Rule`s 1:1 into ASP once per
-program and process, then per evaluation: one `Control`, the rule text, the facts through
+program and process, then per evaluation: one `Control`, the parsed rules, the facts through
 clingo's C backend interface, ground, solve (asserting exactly one model), and the model's
 atoms kept as symbol ids, decoded through the C interface when a relation is first read.
 
@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import clingo
+from clingo import ast
 from clingo._internal import _ffi, _lib  # the C interface clingo's own Python layer is built on
 from clingo.symbol import Symbol
 
@@ -124,9 +125,11 @@ def _rule(rule: Rule) -> str:
 
 @dataclass(frozen=True)
 class _Program:
-    """The rules an evaluation keeps, translated: its ASP text, what to read back, what to guard."""
+    """The rules an evaluation keeps, translated: its ASP text, parsed once (handing clingo the
+    parsed statements costs a third of parsing the text again each time), what to read back,
+    what to guard."""
 
-    text: str
+    statements: tuple[ast.AST, ...]
     shown: Mapping[str, int]  # derived relations (and #sum inputs) -> arity
     sums: tuple[_SumGuard, ...]
     mentioned: frozenset[str]  # relations the kept rules read: the only facts clingo needs
@@ -174,7 +177,9 @@ def _program(rules: RuleProgram, kept: tuple[int, ...], given: frozenset[str]) -
     for relation, column in numeric_columns(chosen):
         numeric.setdefault(relation, set()).add(column)
     read = {lit.atom.relation for rule in chosen for lit in rule.body if isinstance(lit, Literal)} | heads
-    return _Program("\n".join(lines) + "\n", shown, tuple(sums), frozenset(read),
+    statements: list[ast.AST] = []
+    ast.parse_string("\n".join(lines) + "\n", statements.append)
+    return _Program(tuple(statements), shown, tuple(sums), frozenset(read),
                     {name: frozenset(cols) for name, cols in numeric.items()})
 
 
@@ -371,7 +376,9 @@ def _check_sums(program: _Program, symbols: Mapping[str, list[int]], decoder: _D
 
 def _solve(program: _Program, facts: Mapping[str, set[Row]]) -> dict[str, list[int]]:
     control = clingo.Control(["--warn=none", "--models=2"])
-    control.add("base", [], program.text)
+    with ast.ProgramBuilder(control) as builder:
+        for statement in program.statements:
+            builder.add(statement)
     _FactLoader(control).load(program, facts)
     control.ground([("base", [])], context=_Context())
     with control.solve(yield_=True) as handle:
@@ -392,7 +399,8 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: 
     is in the answer (empty where no rule fired)."""
     checked = validate_facts(rules, facts)
     wanted = rules.closure(outputs)
-    program = _program(rules, rules.firable(wanted, checked), frozenset(n for n in wanted if checked.get(n)))
+    kept = tuple(i for i in rules.firable(checked) if rules.rules[i].head.relation in wanted)
+    program = _program(rules, kept, frozenset(n for n in wanted if checked.get(n)))
     symbols = _solve(program, checked) if program.shown else {}
     decoder = _Decoder()
     _check_sums(program, symbols, decoder)
