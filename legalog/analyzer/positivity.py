@@ -57,6 +57,7 @@ __all__ = [
     "fold_constant",
     "prove",
     "smt2",
+    "solve",
 ]
 
 Outcome: TypeAlias = Literal["proven", "refuted", "unknown"]
@@ -566,6 +567,11 @@ def prove(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEF
     if (bound := _lower_bound(goal, goal.core_num, set())) is not None and bound[0] >= 1:
         used = tuple(dict.fromkeys(bound[1]))
         return Verdict("proven", {}, f"core_num >= 1 follows from {'; '.join(used) or 'the expression alone'}", used=used)
+    return solve(goal, rlimit=rlimit, seed=seed)
+
+
+def solve(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEFAULT_SEED) -> Verdict:
+    """`prove` by Z3 alone, whatever the goal (what the solver-free bound is checked against)."""
     ctx = _context()
     q = _build(goal, ctx)
     s = _solver(ctx, rlimit, seed)

@@ -1,0 +1,41 @@
+"""A command imports only what it uses: the solver, the engines and the reference engine load
+when a program needs them, never with the package.  Behavioural (which modules a fresh process
+holds afterwards), not timed; bench/run.py measures what it costs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO.parent / "shared" / "corpus"
+HEAVY = ("z3", "clingo", "pyDatalog", "numpy", "torch", "pypto")
+
+
+def _loaded_after(code: str) -> set[str]:
+    script = f"import sys, json\n{code}\nprint(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1])) & set(HEAVY)
+
+
+def _check(path: Path) -> str:
+    return f"from legalog.cli import main\nmain(['check', {str(path)!r}, '--no-cache', '--no-progress'])"
+
+
+def test_import_legalog_loads_no_engine_and_no_solver() -> None:
+    assert _loaded_after("import legalog") == set()
+
+
+def test_checking_a_dump_with_nothing_to_decide_loads_no_engine_and_no_solver() -> None:
+    # no Graph, no host control tensor, no SPMD launch: nothing is evaluated
+    assert _loaded_after(_check(CORPUS / "06_predicate_test_legacy_after_AllocateMemoryAddr.py")) == set()
+
+
+def test_checking_a_graph_loads_the_engine_but_not_the_solver() -> None:
+    assert _loaded_after(_check(CORPUS / "graph" / "a01_row_shift.graph_input.py")) == {"clingo"}
+
+
+def test_checking_launches_loads_the_solver() -> None:
+    assert _loaded_after(_check(CORPUS / "graph" / "a09_orch_spmd_counts.spmd_input.py")) == {"clingo", "z3"}
