@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 if TYPE_CHECKING:  # imported on first use (`_load_z3`)
@@ -560,7 +560,31 @@ def _solver(ctx: z3.Context, rlimit: int, seed: int) -> z3.Solver:
 
 
 def prove(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEFAULT_SEED) -> Verdict:
-    """Decide `core_num >= 1` under the goal's bindings, facts, loops and non-negative names."""
+    """Decide `core_num >= 1` under the goal's bindings, facts, loops and non-negative names.
+    Equal goals (spans aside) get one answer per process: a program repeats its launches, and the
+    verifier asks again about every launch the rewrite left as it was."""
+    key = (_goal_key(goal), rlimit, seed)
+    if (verdict := _VERDICTS.get(key)) is None:
+        if len(_VERDICTS) >= _REMEMBERED:
+            _VERDICTS.clear()
+        verdict = _VERDICTS[key] = _decide(goal, rlimit, seed)
+    return verdict
+
+
+_VERDICTS: dict[tuple[object, ...], Verdict] = {}
+_REMEMBERED = 4096
+
+
+def _goal_key(goal: PositivityGoal) -> tuple[object, ...]:
+    def frozen(value: object) -> object:
+        if isinstance(value, Mapping):
+            return tuple(sorted(value.items()))
+        return tuple(value) if isinstance(value, (list, tuple)) else value
+
+    return tuple(frozen(getattr(goal, f.name)) for f in fields(goal))
+
+
+def _decide(goal: PositivityGoal, rlimit: int, seed: int) -> Verdict:
     literal = fold_constant(goal.core_num)
     if literal is not None:
         return _literal_verdict(literal)
