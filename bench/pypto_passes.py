@@ -12,7 +12,8 @@ of the rewrite); a rejected program ends in its pass, whose time counts to the r
 first compile of the process also loads legalog's rules: it is run once per program untimed, then
 the timed run of median total is reported.  Codegen is not timed: it is outside the passes.
 
-Needs the PyPTO build beside the clone (`../shared/oracle`, see its README).
+Needs PyPTO: an installed `pypto`, or `$LEGALOG_PYPTO` naming a folder that holds the package
+(PyPTO is on no package registry here); without it, says so and exits 2.
 """
 
 from __future__ import annotations
@@ -27,8 +28,14 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 GRAPH = REPO.parent / "shared" / "corpus" / "graph"
-ORACLE = REPO.parent / "shared" / "oracle"
-sys.path[:0] = [str(REPO), str(ORACLE)]
+sys.path.insert(0, str(REPO))
+
+from tests.oracle.pypto_oracle import WHERE, pypto_folder  # noqa: E402 - after the sys.path setup above
+
+if (_FOLDER := pypto_folder()) is None:
+    print(f"bench/pypto_passes.py needs PyPTO: {WHERE}", file=sys.stderr)
+    sys.exit(2)
+sys.path.insert(1, str(_FOLDER))
 
 import pypto.language as pl  # noqa: E402 - after the sys.path setup above
 from pypto import passes  # noqa: E402 - after the sys.path setup above

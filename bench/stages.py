@@ -2,9 +2,10 @@
 
     python bench/stages.py FILE...          # e.g. bench/generate.py -k 1650 -t 8 (5 MB, 1,656 functions)
 
-The stages are legalog/pipeline.py's (parse, the checks before the rules, lower, solve, decide,
-rewrite, verify, print), called one by one so each is timed alone; `solve` and the engine share
-of `verify` are the rules engine's, the rest legalog's own.  CPU time (`time.process_time`), so a
+The stages are `legalog.pipeline.analyze`'s own (parse, the parser's checks, frontend versioning,
+lower, rules, decide, launches, rewrite, verify), timed as analyze runs them (`stage=`), so this
+is exactly the pipeline a check runs; then printing the output.  `rules` and the engine share of
+`verify` are the rules engine's, the rest legalog's own.  CPU time (`time.process_time`), so a
 busy machine moves the figures less than wall time would.
 """
 
@@ -16,17 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from legalog.analyzer.graph import graph_decisions, graph_diagnostics
-from legalog.analyzer.spmd import decide_launches
-from legalog.analyzer.verifier import verify
-from legalog.analyzer.wellformed import wellformed_diagnostics
-from legalog.extractor.lower import lower
-from legalog.ir.parser import parse
-from legalog.ir.printer import print_program
-from legalog.pipeline import pass_rules
-from legalog.rewriter.graph_boundary import legalize_graphs
-from legalog.rewriter.spmd_guard import guard_launches
-from legalog.rules.engine import evaluate
+from legalog.pipeline import analyze
 
 T = TypeVar("T")
 
@@ -35,22 +26,14 @@ def stages(path: str) -> dict[str, float]:
     text = Path(path).read_text(encoding="utf-8")
     seconds: dict[str, float] = {}
 
-    def timed(name: str, run: Callable[[], T]) -> T:
+    def timed(name: str, run: Callable[[], T], /) -> T:
         start = time.process_time()
         result = run()
-        seconds[name] = time.process_time() - start
+        seconds[name] = seconds.get(name, 0.0) + time.process_time() - start
         return result
 
-    program = timed("parse", lambda: parse(text, path))
-    timed("checks", lambda: wellformed_diagnostics(program))
-    lowering = timed("lower", lambda: lower(program))
-    derived = timed("solve", lambda: evaluate(pass_rules(), lowering.facts.as_mapping()))
-    graphs = timed("graph_decisions", lambda: graph_decisions(program, lowering, derived))
-    launches = timed("launch_decisions", lambda: decide_launches(program, lowering, derived))
-    timed("graph_diagnostics", lambda: graph_diagnostics(program, lowering, derived))
-    legalized = timed("rewrite", lambda: legalize_graphs(guard_launches(program, launches), graphs))
-    timed("verify", lambda: verify(legalized))
-    timed("print", lambda: print_program(legalized))
+    analysis = analyze(text, path, stage=timed)
+    timed("print", analysis.legalized_text)
     return seconds
 
 

@@ -1,4 +1,4 @@
-"""PyPTO itself (../shared/oracle, the build that printed the corpus), run in a child process:
+"""PyPTO itself (installed, or in `$LEGALOG_PYPTO`: `tests.oracle.pypto_oracle.pypto_folder`), run in a child process:
 importing it (torch, really) into the test process breaks interpreter shutdown once process pools
 have run, and costs seconds.  One child answers a whole batch; no PyPTO means the caller skips."""
 
@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import SHARED
+from tests.oracle.pypto_oracle import pypto_folder
 
 _SCRIPT = r"""
 import json, sys
@@ -33,10 +33,11 @@ def ask(requests: dict[str, tuple[str, str]]) -> dict[str, str | dict[str, str]]
     """For each key, (mode, dump text): mode "ssa" gives ConvertToSSA's printed output, "parse"
     gives "" when `pl.parse` reads the text; an {"error": ...} when PyPTO refuses.  None when
     PyPTO cannot be imported."""
-    env_path = str(SHARED / "oracle")
+    if (folder := pypto_folder()) is None:
+        return None
     run = subprocess.run(
         [sys.executable, "-c", _SCRIPT], input=json.dumps(requests), capture_output=True, text=True, check=False,
-        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, timeout=600,
+        env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"}, timeout=600,
     )  # fmt: skip
     if run.returncode != 0:
         raise RuntimeError(f"the PyPTO oracle failed: {run.stderr[-2000:]}")

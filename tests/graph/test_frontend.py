@@ -18,6 +18,7 @@ from legalog.ir.transform import bound_names
 from legalog.pipeline import Analysis, analyze
 from tests import pypto_oracle
 from tests.conftest import CORPUS, REPO, SHARED
+from tests.oracle.pypto_oracle import WHERE
 
 GRAPH = CORPUS / "graph"
 FRONTENDS = sorted(GRAPH.glob("*.frontend.py"))
@@ -186,5 +187,5 @@ def test_fixed_frontend_dumps_parse_in_pypto() -> None:
     assert len(texts) >= 10
     answer = pypto_oracle.ask({key: ("parse", text) for key, text in texts.items()})
     if answer is None:
-        pytest.skip("PyPTO (../shared/oracle) is not importable here")
+        pytest.skip(f"PyPTO is not importable here: these tests need {WHERE}")
     assert {k: v for k, v in answer.items() if v != ""} == {}

@@ -15,6 +15,7 @@ from legalog.ir.ssa import needs_versioning, unversion_function, version_functio
 from legalog.ir.transform import walk_stmts
 from tests import pypto_oracle
 from tests.conftest import CORPUS, SHARED
+from tests.oracle.pypto_oracle import WHERE
 
 HERE = Path(__file__).parent / "frontend"
 FRONTENDS = sorted((CORPUS / "graph").glob("*.frontend.py")) + [CORPUS / "04_qwen3_single_layer_prefill_frontend.py"]
@@ -32,7 +33,7 @@ def converted() -> dict[str, str]:
     paths = [p for p in FRONTENDS if "graph" in p.parts] + PROBES + [REPRODUCER]
     answer = pypto_oracle.ask({str(p): ("ssa", p.read_text()) for p in paths})
     if answer is None:
-        pytest.skip("PyPTO (../shared/oracle) is not importable here")
+        pytest.skip(f"PyPTO is not importable here: these tests need {WHERE}")
     return answer  # type: ignore[return-value]
 
 

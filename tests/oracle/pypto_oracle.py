@@ -1,6 +1,8 @@
-"""PyPTO itself as an oracle for printed IR: the steps of `../shared/oracle/pypto-reparse`, in-process.
+"""PyPTO itself as an oracle for printed IR: the steps of PyPTO's `pypto-reparse`, in-process.
 
-`load()` imports the PyPTO build beside the clone (`../shared/oracle`) once; importing it costs
+`load()` imports PyPTO once: an installed `pypto`, or the package in the folder `$LEGALOG_PYPTO`
+names (`pypto_folder`; PyPTO is on no package registry here, so without either the tests that
+need it skip, saying so, and CI passes without it).  Importing it costs
 seconds (torch), so a test session asks for it through the session fixture in `conftest.py`
 and never starts a process per file.  Every check answers with a `Stage` verdict instead of
 raising, so a test can compare what PyPTO says about legalog's output with what it says about
@@ -21,6 +23,8 @@ The stages, as `pypto-reparse` runs them (its README says what this snapshot can
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -29,9 +33,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
-ORACLE_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "oracle"
+ENV_VAR = "LEGALOG_PYPTO"
+WHERE = f"an installed `pypto`, or ${ENV_VAR} naming a folder that holds the `pypto` package"
 
-# The pass each dump position resumes at (shared/oracle/README.md, corpus/graph/INDEX.md).
+# The pass each dump position resumes at (corpus/graph/INDEX.md).
 SUFFIX_FOR = {".graph_input.py": "MaterializeRuntimeScopes", ".spmd_input.py": "DeriveCallDirections"}
 
 Status = Literal["ok", "reject", "blocked", "skipped"]
@@ -68,17 +73,30 @@ def suffix_pass(path: Path) -> str | None:
     return next((p for suffix, p in SUFFIX_FOR.items() if path.name.endswith(suffix)), None)
 
 
+def pypto_folder() -> Path | None:
+    """The folder PyPTO's package is in: `$LEGALOG_PYPTO` when set, else the installed package's
+    parent; None without PyPTO.  Found without importing it (that takes seconds: torch); a
+    `pypto` without `pypto/language` is not PyPTO."""
+    if folder := os.environ.get(ENV_VAR):
+        return Path(folder) if (Path(folder) / "pypto" / "language").is_dir() else None
+    spec = importlib.util.find_spec("pypto")
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        if (Path(location) / "language").is_dir():
+            return Path(location).parent
+    return None
+
+
 def available() -> bool:
-    return (ORACLE_DIR / "pypto" / "__init__.py").is_file()
+    return pypto_folder() is not None
 
 
 @cache
 def load() -> PyPTO:
-    """Import the PyPTO build once (ImportError when it is absent or cannot load)."""
-    if not available():
-        raise ImportError(f"no PyPTO build at {ORACLE_DIR}")
-    if str(ORACLE_DIR) not in sys.path:
-        sys.path.insert(0, str(ORACLE_DIR))
+    """Import PyPTO once (ImportError when it is absent or cannot load)."""
+    if (folder := pypto_folder()) is None:
+        raise ImportError(f"no PyPTO: {WHERE}")
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
     # By name: PyPTO is an optional build beside the clone, with no stubs for the type checker.
     pl, ir, core = (importlib.import_module(m) for m in ("pypto.language", "pypto.ir", "pypto.pypto_core"))
     pass_manager = importlib.import_module("pypto.ir.pass_manager")

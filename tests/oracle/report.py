@@ -1,6 +1,6 @@
 """The oracle's counts: how many inputs, and how many of `fix`'s outputs, PyPTO accepts at each stage.
 
-    python -m tests.oracle.report        (from the repository root, ../shared/oracle beside it)
+    python -m tests.oracle.report        (from the repository root, with PyPTO installed or in $LEGALOG_PYPTO)
 
 A stage's total counts the subjects it applies to: parse and round trip every one, the pipeline
 suffix and codegen the dumps at a pipeline position.  Codegen's BLOCKED (the snapshot emits no

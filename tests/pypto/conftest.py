@@ -1,10 +1,10 @@
 """PyPTO itself, for the tests of legalog's passes inside its pipeline.
 
-The build beside the clone (`../shared/oracle`, see its README) is imported once per session, by
+PyPTO (an installed `pypto`, or the package in `$LEGALOG_PYPTO`) is imported once per session, by
 the oracle tests' loader (`tests.oracle.pypto_oracle.load`, which also sets the backend the corpus
 was printed for and keeps PyPTO's statically registered formatter from aborting the process at
-exit): importing it costs seconds (torch).  Without that folder the tests here are skipped, saying
-so; with it, a failure to import is a failure, never a skip.
+exit): importing it costs seconds (torch).  Without PyPTO the tests here are skipped, saying so;
+with it, a failure to import is a failure, never a skip.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from tests.oracle.pypto_oracle import ORACLE_DIR, available, load
+from tests.oracle.pypto_oracle import WHERE, available, load
 
 
 @pytest.fixture(scope="session")
 def pypto() -> SimpleNamespace:
     """`pl`, `ir`, `passes` and codegen (`generate`) of the oracle build, and the package itself."""
     if not available():
-        pytest.skip(f"no PyPTO build at {ORACLE_DIR}: the tests of legalog inside PyPTO's pipeline need it")
+        pytest.skip(f"no PyPTO: the tests of legalog inside PyPTO's pipeline need {WHERE}")
     oracle = load()
     import pypto
     from pypto.backend.pto_backend import generate

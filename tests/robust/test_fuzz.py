@@ -5,7 +5,7 @@ a process per file would spend the budget starting Python); `fix`, `why`, `query
 run in-process through `legalog.cli.main` on a sample.  Properties: no traceback, an exit status
 that means what it says (0/1/2, and never 3: no INTERNAL, no TIMEOUT), a status for every file,
 no hang, nothing left behind, and every `fix` output parses (with legalog's parser, and with
-PyPTO's when LEGALOG_FUZZ_ORACLE=1 and ../shared/oracle imports).
+PyPTO's when LEGALOG_FUZZ_ORACLE=1 and PyPTO imports: installed, or in $LEGALOG_PYPTO).
 
     LEGALOG_FUZZ_COUNT=2000 LEGALOG_FUZZ_SEED=7 python -m pytest tests/robust/test_fuzz.py
 """
@@ -23,6 +23,7 @@ import pytest
 from legalog.cli import main
 from legalog.ir.errors import ParseError
 from legalog.ir.parser import parse
+from tests.oracle.pypto_oracle import pypto_folder
 from tests.robust.mutate import Mutant, mutants
 
 REPO = Path(__file__).resolve().parents[2]
@@ -94,7 +95,9 @@ def _function_and_var(data: bytes) -> tuple[str, str]:
 def _pypto_parse():  # type: ignore[no-untyped-def]
     if os.environ.get("LEGALOG_FUZZ_ORACLE") != "1":
         return None
-    sys.path.insert(0, str(REPO.parent / "shared" / "oracle"))
+    if (folder := pypto_folder()) is None:
+        return None
+    sys.path.insert(0, str(folder))
     try:
         import pypto.language as pl  # type: ignore[import-not-found]
     except ImportError:
