@@ -50,6 +50,8 @@ __all__ = [
     "check_stratification",
     "lint",
     "numeric_columns",
+    "numeric_reads",
+    "rules_text",
     "validate_facts",
 ]
 
@@ -683,6 +685,16 @@ def _equal_to(names: set[str], equal: Sequence[tuple[str, str]]) -> set[str]:
     return closure
 
 
+def numeric_reads(rule: Rule, numeric: frozenset[tuple[str, int]]) -> set[tuple[str, int]]:
+    """The (relation, column) pairs `rule` orders or computes with, itself or by filling a head
+    column in `numeric` (a program's `RuleProgram.numeric`)."""
+    head = rule.head
+    wanted = _computed_vars(rule) | {a.name for i, a in enumerate(head.args)
+                                      if isinstance(a, Var) and (head.relation, i) in numeric}
+    return {(lit.atom.relation, i) for lit in rule.body if isinstance(lit, Literal) and not lit.negated
+            for i, a in enumerate(lit.atom.args) if isinstance(a, Var) and a.name in wanted}
+
+
 def numeric_columns(rules: Sequence[Rule]) -> frozenset[tuple[str, int]]:
     """(relation, column) pairs whose values some rule orders or computes with, directly or
     through the heads it fills.  Elsewhere a value is only ever joined on or compared for
@@ -894,6 +906,70 @@ def _read_source(name: str, text: str) -> _Source:
 @functools.lru_cache(maxsize=32)
 def _cached_program(sources: tuple[tuple[str, str], ...]) -> RuleProgram:
     return RuleProgram(sources)
+
+
+# --------------------------------------------------------------------------- rules as text
+
+
+def rules_text(rules: Sequence[Rule], functions: frozenset[str]) -> str:
+    """`rules` written back in the rule language (a program the front end reads as it read them),
+    for an engine handed only part of a program; `functions` are the function relations these
+    rules define (`f[K] == V` in a body); any other relation is read as a plain one."""
+    lines = ["# rules written back by legalog.rules.language.rules_text"]
+    for rule in rules:
+        fresh = {name for lit in rule.body for name in _literal_vars(lit) if not _is_variable(name)}
+        names = {name: f"Fresh_{name}" for name in fresh}  # a digit-led name the reader made up
+        if not rule.body:
+            lines.append(f"+ {_atom_text(rule.head, names)}")
+            continue
+        body = " & ".join(_literal_text(lit, functions, names) for lit in rule.body)
+        if rule.aggregate is None:
+            lines.append(f"{_atom_text(rule.head, names)} <= {body}")
+            continue
+        agg = rule.aggregate
+        keys = ", ".join(_term_text(a, names) for a in rule.head.args)
+        value = _term_text(agg.value, names)
+        option = {"len": "", "min": f", order_by={value}", "max": f", order_by={value}"}.get(agg.kind)
+        if option is None:  # sum
+            each = [_term_text(v, names) for v in agg.for_each]
+            option = f", for_each={each[0] if len(each) == 1 else '(' + ', '.join(each) + ')'}"
+        lines.append(f"({rule.head.relation}[{keys}] == {agg.kind}_({value}{option})) <= {body}")
+    return "\n".join(lines) + "\n"
+
+
+def _literal_vars(lit: Literal | Comparison) -> set[str]:
+    if isinstance(lit, Literal):
+        return {a.name for a in lit.atom.args if isinstance(a, Var)}
+    right = set() if isinstance(lit.right, tuple) else _terms_vars(lit.right)
+    return _terms_vars(lit.left) | right
+
+
+def _term_text(term: Term, names: Mapping[str, str]) -> str:
+    if isinstance(term, Var):
+        return names.get(term.name, term.name)
+    if isinstance(term, Const):
+        return repr(term.value)
+    if term.right is None:
+        return f"(-{_term_text(term.left, names)})"
+    return f"({_term_text(term.left, names)} {term.op} {_term_text(term.right, names)})"
+
+
+def _atom_text(atom: Atom, names: Mapping[str, str]) -> str:
+    return f"{atom.relation}({', '.join(_term_text(a, names) for a in atom.args)})"
+
+
+def _literal_text(lit: Literal | Comparison, functions: frozenset[str], names: Mapping[str, str]) -> str:
+    if isinstance(lit, Comparison):
+        right = (f"({', '.join(_term_text(c, names) for c in lit.right)},)" if isinstance(lit.right, tuple)
+                 else _term_text(lit.right, names))
+        return f"({_term_text(lit.left, names)} {lit.op} {right})"
+    atom = lit.atom
+    if atom.relation in functions:
+        *keys, value = (_term_text(a, names) for a in atom.args)
+        text = f"({atom.relation}[{', '.join(keys)}] == {value})"
+    else:
+        text = _atom_text(atom, names)
+    return f"~{text}" if lit.negated else text
 
 
 # --------------------------------------------------------------------------- facts

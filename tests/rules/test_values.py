@@ -121,3 +121,26 @@ def test_strings_clingo_cannot_take_are_answered_exactly() -> None:
     assert evaluate(rules, facts)["same"] == frozenset(facts["a"])
     printable = {name: rows[2:] for name, rows in facts.items()}
     assert clingo.evaluate(rules, printable)["same"] == frozenset(printable["a"])
+
+
+def test_a_loop_bound_past_32_bits_sends_only_the_rules_computing_with_it_to_the_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from legalog.extractor.lower import lower
+    from legalog.ir.parser import parse
+    from legalog.pipeline import pass_rules
+    from legalog.rules import engine
+    from legalog.rules.backends import pydatalog
+
+    text = NODE_LIMIT.replace("pl.range(2000,", f"pl.range({2**31},")
+    facts = lower(parse(text)).facts.as_mapping()
+    rules = pass_rules()
+    asked: list[frozenset[str]] = []
+    real = pydatalog.evaluate
+    monkeypatch.setattr(pydatalog, "evaluate", lambda r, f: asked.append(r.derived) or real(r, f))
+    split = evaluate(rules, facts, "clingo")
+    part = engine._wide_part(rules, facts, None)
+    assert asked == [part]  # one reference evaluation, of the part alone
+    assert part is not None and "node_count" in part and not part & {"varying_var", "const_loop", "hoistable"}
+    whole = real(rules, facts)
+    assert {name: split[name] for name in rules.relations} == {name: whole[name] for name in rules.relations}

@@ -392,13 +392,15 @@ def _solve(program: _Program, facts: Mapping[str, set[Row]]) -> dict[str, list[i
     return symbols
 
 
-def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None = None) -> Derived:
+def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None = None,
+             leave_out: frozenset[str] = frozenset()) -> Derived:
     """Runs one program's facts through `rules` on clingo; raises `Inexact` where it cannot be exact.
     Only the rules `outputs` (default: every derived relation) are computed from, and of those
     only the ones that can fire over these facts, are grounded; every relation of that closure
-    is in the answer (empty where no rule fired)."""
+    is in the answer (empty where no rule fired), but those in `leave_out`, whose rules are not
+    run at all (another engine computes them; nothing outside them may read them)."""
     checked = validate_facts(rules, facts)
-    wanted = rules.closure(outputs)
+    wanted = rules.closure(outputs) - leave_out
     kept = tuple(i for i in rules.firable(checked) if rules.rules[i].head.relation in wanted)
     program = _program(rules, kept, frozenset(n for n in wanted if checked.get(n)))
     symbols = _solve(program, checked) if program.shown else {}
