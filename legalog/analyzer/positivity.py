@@ -679,10 +679,29 @@ def _name_bound(goal: PositivityGoal, name: str, seen: set[str]) -> tuple[int, t
     bounds: list[tuple[int, tuple[str, ...]]] = []
     if name in goal.nonneg:
         bounds.append((0, (f"{name} >= 0",)))
+    for cond, polarity in goal.facts:  # an enclosing `if name > c:` (a guard legalog wrote, say)
+        if (bound := _branch_bound(cond, polarity, name)) is not None:
+            text = expr_text(cond)
+            bounds.append((bound, (text if polarity else f"not ({text})",)))
     definition = goal.bindings.get(name)
     if definition is not None and (inner := _lower_bound(goal, definition, seen)) is not None:
         bounds.append((inner[0], (f"{name} = {expr_text(definition)}", *inner[1])))
     return _max_bound(bounds)
+
+
+_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def _branch_bound(cond: Expr, polarity: bool, name: str) -> int | None:
+    """The lower bound a branch condition puts on `name` (`name > c`, `c <= name`, `not (name <= c)`...)."""
+    if not isinstance(cond, Compare):
+        return None
+    op = cond.op if polarity else _NEGATED[cond.op]
+    if isinstance(cond.left, Name) and cond.left.id == name and (c := fold_constant(cond.right)) is not None:
+        return {">": c + 1, ">=": c, "==": c}.get(op)
+    if isinstance(cond.right, Name) and cond.right.id == name and (c := fold_constant(cond.left)) is not None:
+        return {"<": c + 1, "<=": c, "==": c}.get(op)
+    return None
 
 
 def _literal_verdict(value: int) -> Verdict:

@@ -16,7 +16,7 @@ import pytest
 import legalog.analyzer.spmd
 from legalog.analyzer import positivity
 from legalog.analyzer.positivity import LoopRange, PositivityGoal, Verdict, prove, solve
-from legalog.ir.model import BinOp, Call, Const, Name
+from legalog.ir.model import BinOp, Call, Compare, Const, Name
 from legalog.pipeline import analyze
 from tests.conftest import corpus_files
 
@@ -65,6 +65,10 @@ n = Name("n")
     (PositivityGoal(Call("pl.min", (n, Const(1))), nonneg=frozenset({"n"})), False),  # n = 0: needs Z3, refuted
     (PositivityGoal(BinOp("*", i, n), loops=(LoopRange("i", Const(1), Const(8)),)), False),  # n free
     (PositivityGoal(i, bindings={"i": Const(5)}, loops=(LoopRange("i", Const(0), Const(8)),)), False),  # the index wins
+    (PositivityGoal(n, facts=((Compare(">", n, Const(0)), True),)), True),  # the guard legalog writes
+    (PositivityGoal(n, facts=((Compare("<=", n, Const(0)), False),)), True),  # its else branch negated
+    (PositivityGoal(n, facts=((Compare("<", Const(0), n), True),)), True),
+    (PositivityGoal(n, facts=((Compare(">", n, Const(0)), False),)), False),  # n <= 0 there: refuted
 ])  # fmt: skip
 def test_solver_free_bounds(goal: PositivityGoal, proven: bool) -> None:
     bound = positivity._lower_bound(goal, goal.core_num, set())
