@@ -394,14 +394,17 @@ def _fix(args: argparse.Namespace) -> int:
         print(f"legalog: {args.file} is rejected; nothing written", file=sys.stderr)
         return EXIT_REJECTED
     if args.diff:
-        from legalog.surfaces.fixes import diff_lines, read_dump
-
-        sys.stdout.writelines(diff_lines(args.file, read_dump(args.file), text))
-        return EXIT_OK
+        return _diff_many([_target(args.file)], [file_model(analysis)])
     target = Path(args.file if args.in_place else args.output)
-    write_atomic(target, text)
-    print(f"legalog: {analysis.status}: wrote {target}", file=sys.stderr)
+    written = write_atomic(target, text)
+    print(f"legalog: {analysis.status}: {'wrote' if written else 'unchanged'} {target}", file=sys.stderr)
     return EXIT_OK
+
+
+def _target(path: str):
+    from legalog.surfaces.dumps import Target
+
+    return Target(path)
 
 
 def _fix_many(args: argparse.Namespace) -> int:
@@ -439,20 +442,24 @@ def _fix_many(args: argparse.Namespace) -> int:
 
 
 def _diff_many(targets, models) -> int:
+    """Each pending change as a unified diff on stdout, then `check`'s summary on stderr; exit 1
+    when a change is pending (as `ruff check --diff`) or a file is rejected."""
     from legalog.surfaces.fixes import diff_lines, fixed_text, read_dump
+    from legalog.surfaces.render import tally
 
-    status = EXIT_OK
+    pending = False
     for target, model in zip(targets, models):
         if model.status == "error":
-            status = EXIT_USAGE
             continue
         original = read_dump(target.path)
         text = fixed_text(model, original)
-        if text is None:
-            status = max(status, EXIT_REJECTED if model.status != "legal" else EXIT_OK)
-            continue
-        sys.stdout.writelines(diff_lines(target.path, original, text))
-    return status
+        if text is not None and text != original:
+            pending = True
+            sys.stdout.writelines(diff_lines(target.path, original, text))
+    counts = tally(models)
+    print(counts.summary(), file=sys.stderr)
+    status = _exit_status(counts, "error")
+    return EXIT_REJECTED if pending and status == EXIT_OK else status
 
 
 # ------------------------------------------------------------------------------ why, query

@@ -139,7 +139,20 @@ def plan(paths: Iterable[str | Path], all_dumps: bool = False) -> list[Target]:
             targets += select(folder)
         targets += [Target(str(p)) for p in files if p.parent not in folders]
         targets += [Target(str(p)) for p in unreadable]  # each an `error` entry: never skipped silently
-    return sorted(targets, key=lambda t: (t.folder or t.path, t.role != "graph", t.path))
+    return sorted(_once(targets), key=lambda t: (t.folder or t.path, t.role != "graph", t.path))
+
+
+def _once(targets: Iterable[Target]) -> list[Target]:
+    """Each file once however it was spelled (`d.py ./d.py`, a file and its folder), as first
+    given: `fix` would otherwise write it twice and refuse the second as changed on disk."""
+    seen: set[tuple[Path, Role]] = set()
+    out = []
+    for t in targets:
+        key = (Path(t.path).resolve(), t.role)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
 
 
 # ------------------------------------------------------------------------- PyPTO programs

@@ -287,7 +287,7 @@ def test_fix_diff_writes_nothing_and_in_place_rewrites(tmp_path: Path) -> None:
     before = dump.read_text()
     diff = run("fix", str(dump), "--diff")
     clean(diff)
-    assert diff.returncode == 0 and diff.stdout.startswith("---") and "+++" in diff.stdout
+    assert diff.returncode == 1 and diff.stdout.startswith("---") and "+++" in diff.stdout
     assert dump.read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == ["row_shift.py"]
     inplace = run("fix", str(dump), "--in-place")
     assert inplace.returncode == 0 and dump.read_text() != before
