@@ -37,8 +37,6 @@ class Analysis(Protocol):
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]: ...
     @property
-    def findings(self) -> tuple[Diagnostic, ...]: ...
-    @property
     def graphs(self) -> tuple[GraphDecision, ...]: ...
     @property
     def lowering(self) -> Lowering | None: ...
@@ -255,7 +253,7 @@ class _Explainer:
                          line=self.line_of(vid))  # fmt: skip
         if vid in self.assign:
             ex.definition = self.text(self.assign[vid][1], 160)
-        found = sorted(self.a.diagnostics + self.a.findings, key=lambda d: d.sort_key)  # GB2xx: what the rewrite does
+        found = self.a.diagnostics  # GB2xx included: what the rewrite does
         ex.diagnostics = [f"{d.code} line {d.line}:{d.column}: {d.message}" for d in found
                           if d.function == fn and d.subject is not None and plain_name(d.subject) == plain_name(ex.var)]  # fmt: skip
         if kind != "Graph":

@@ -71,8 +71,7 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
             fn = program.function(g.function)
             graphs.append(graph_model(g, [p.name for p in fn.params] if fn else [], program.prefix, analysis.kept))
     edits = function_edits(analysis)
-    found = sorted(analysis.diagnostics + analysis.findings, key=lambda d: d.sort_key)
-    diagnostics = [diagnostic_model(d) for d in found]
+    diagnostics = [diagnostic_model(d) for d in analysis.diagnostics]
     return FileModel(
         path=analysis.path or "<input>",
         status=analysis.status,
