@@ -13,9 +13,11 @@ import contextlib
 import difflib
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
 
@@ -26,7 +28,9 @@ EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     command = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(command)
+    args, unknown = parser.parse_known_args(command)
+    if unknown:  # said by the command's own parser: its usage, and a suggestion among its options
+        getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "engine", None):
         os.environ[ENV_VAR] = args.engine  # read where the rules are evaluated, in this process and its workers
     try:
@@ -69,14 +73,37 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with "did you mean" for a misspelled command, choice or option (argparse's own
+    `suggest_on_error` is Python 3.14's; this one works from 3.11 on)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + _suggestion(self, message))
+
+
+def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
+    if "maybe you meant" in message:  # argparse already suggested one
+        return ""
+    if choice := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message):
+        known = re.findall(r"'?([\w.-]+)'?", choice[2])
+        word = choice[1]
+    elif unknown := re.search(r"unrecognized arguments: (\S+)", message):
+        word = unknown[1].split("=", 1)[0]
+        known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    else:
+        return ""
+    close = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="legalog", description="Make PyPTO IR dumps legal for host_build_graph.")
-    parser.add_argument("--version", action="version", version=f"legalog {_version()}")
+    parser = _Parser(prog="legalog", description="Make PyPTO IR dumps legal for host_build_graph.")
+    parser.add_argument("-V", "--version", action="version", version=f"legalog {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = sub.add_parser("check", help="analyse dumps and report diagnostics")
     check.add_argument("paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)")
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    _output_format(check)
     _runtime(check)
     _engine(check)
     check.add_argument("--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)")
@@ -95,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
 
     merge = sub.add_parser("merge", help="combine the JSON reports of `check --shard K/N` into the whole batch's report")
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's `--format json` report")
-    merge.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    _output_format(merge)
     merge.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
                        help="which findings make the exit status 1 (default: error)")
     merge.set_defaults(handler=_merge)
@@ -111,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     _engine(fix)
     fix.add_argument("--jobs", type=_positive, default=None, help="worker processes for many dumps (default: the machine's cores)")
     fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    fix.add_argument("-q", "--quiet", action="store_true", help="say nothing but what is rejected or failed")
     fix.set_defaults(handler=_fix)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
@@ -145,10 +173,21 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
     schema.set_defaults(handler=_schema)
+    for one in sub.choices.values():
+        one.set_defaults(parser=one)
     for command in (parser, *sub.choices.values()):  # `legalog --debug fix ...` or `legalog fix ... --debug`
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help="show the traceback of an internal error (a bug in legalog)")
     return parser
+
+
+def _output_format(p: argparse.ArgumentParser) -> None:
+    from legalog.surfaces.formats import ALIASES, FORMATS
+
+    p.add_argument("--output-format", "--format", dest="format", type=lambda v: ALIASES.get(v, v), choices=FORMATS, default="full",
+                   metavar="FORMAT", help=f"{', '.join(FORMATS)} (default: full; `text` is full)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="only the findings: no Graph lines, no summary, no passes_dump lines, no progress bar")
 
 
 def _scale_options(check: argparse.ArgumentParser) -> None:
@@ -243,9 +282,9 @@ def _check(args: argparse.Namespace) -> int:
     targets = _planned(args)
     indexed = list(enumerate(targets)) if args.shard is None else _shard_targets(targets, args)
     mine = [t for _, t in indexed]
-    _say_positions(mine, args.format)
+    _say_positions(mine, args)
     jobs = args.jobs or batch.default_jobs()
-    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(mine) > 1
+    show_bar = args.format == "full" and not (args.no_progress or args.quiet) and sys.stderr.isatty() and len(mine) > 1
     with _executor(args) as executor:
         run = _run_with_progress if show_bar else batch.results
         timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
@@ -253,7 +292,7 @@ def _check(args: argparse.Namespace) -> int:
         if show_bar and sys.stdout.isatty():
             results = list(results)  # the bar and the report share a terminal: the report waits for the bar to go
         # streamed: each entry is printed once every entry before it is done, then dropped
-        counts = _print_report(without_ignored(results, args.project), args.format, _shard_run(indexed, targets, args),
+        counts = _print_report(without_ignored(results, args.project), args, _shard_run(indexed, targets, args),
                                verbose=args.verbose)  # fmt: skip
     return _exit_status(counts, args.fail_on)
 
@@ -308,19 +347,32 @@ def _executor(args: argparse.Namespace):
         raise UsageError(str(err)) from None
 
 
-def _say_positions(targets, fmt: str) -> None:
-    # which dump stands for each pass's position: with the findings in text, on stderr otherwise
-    where = sys.stdout if fmt == "text" else sys.stderr
+def _say_positions(targets, args: argparse.Namespace) -> None:
+    # which dump stands for each pass's position: with the findings in full text, on stderr otherwise
+    if args.quiet:
+        return
+    where = sys.stdout if args.format == "full" else sys.stderr
     for target in targets:
         if target.folder is not None:
             print(f"passes_dump {target.describe()}", file=where)
 
 
-def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = False):
+def _print_report(results, args: argparse.Namespace, run=None, lines_of=None, verbose: bool = False):
     """Print the report entry by entry as `results` yields them; the Tally of what was printed."""
     from legalog.surfaces.stream import write_report
 
-    return write_report(results, fmt, sys.stdout, run=run, verbose=verbose, lines_of=lines_of)
+    return write_report(results, args.format, sys.stdout, run=run, verbose=verbose, lines_of=lines_of,
+                        colour=colour(sys.stdout), quiet=args.quiet)  # fmt: skip
+
+
+def colour(stream) -> bool:
+    """Colour for a terminal only: never when piped; `NO_COLOR` (non-empty) turns it off and
+    `FORCE_COLOR` (non-empty) on, NO_COLOR winning (no-color.org, force-color.org, as rich does)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return bool(getattr(stream, "isatty", None) and stream.isatty()) and os.environ.get("TERM") != "dumb"
 
 
 def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking", **options):
@@ -342,8 +394,8 @@ def _merge(args: argparse.Namespace) -> int:
         merged = merge([(name, load_report(name)) for name in args.reports])
     except MergeError as err:
         raise UsageError(str(err)) from None
-    _say_positions(merged.targets, args.format)
-    counts = _print_report(merged.files, args.format, lines_of=merged.lines_of)
+    _say_positions(merged.targets, args)
+    counts = _print_report(merged.files, args, lines_of=merged.lines_of)
     return _exit_status(counts, args.fail_on)
 
 
@@ -390,14 +442,15 @@ def _fix(args: argparse.Namespace) -> int:
     analysis = _load(args.file, args.runtime)
     text = analysis.legalized_text()
     if text is None:
-        print(render_text([file_model(analysis)], show_summary=False), file=sys.stderr)
+        print(render_text([file_model(analysis)], show_summary=False, colour=colour(sys.stderr)), file=sys.stderr)
         print(f"legalog: {args.file} is rejected; nothing written", file=sys.stderr)
         return EXIT_REJECTED
     if args.diff:
-        return _diff_many([_target(args.file)], [file_model(analysis)])
+        return _diff_many([_target(args.file)], [file_model(analysis)], args.quiet)
     target = Path(args.file if args.in_place else args.output)
     written = write_atomic(target, text)
-    print(f"legalog: {analysis.status}: {'wrote' if written else 'unchanged'} {target}", file=sys.stderr)
+    if not args.quiet:
+        print(f"legalog: {analysis.status}: {'wrote' if written else 'unchanged'} {target}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -419,29 +472,30 @@ def _fix_many(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
     targets = _planned(args)
     for target in targets:
-        if target.folder is not None:
+        if target.folder is not None and not args.quiet:
             print(f"passes_dump {target.describe()}", file=sys.stderr)
     digests = fixes.digests(targets)
     jobs = args.jobs or batch.default_jobs()
-    show_bar = not args.no_progress and sys.stderr.isatty() and len(targets) > 1
+    show_bar = not (args.no_progress or args.quiet) and sys.stderr.isatty() and len(targets) > 1
     verb = "diffing" if args.diff else "fixing"
     models = list(_run_with_progress(targets, args.runtime, jobs, verb)) if show_bar else batch.run(targets, args.runtime, jobs)
     rejected = [m for m in models if m.status in ("rejected", "error")]
     if rejected:
-        print(render_text(rejected, show_summary=False), file=sys.stderr)
+        print(render_text(rejected, show_summary=False, colour=colour(sys.stderr)), file=sys.stderr)
     if args.diff:
-        return _diff_many(targets, models)
+        return _diff_many(targets, models, args.quiet)
     results = fixes.apply(targets, models, digests)
     for r in results:
-        if r.outcome != "legal":
+        if r.outcome in ("rejected", "error") or (r.outcome != "legal" and not args.quiet):
             print(f"legalog: {r.outcome}: {r.path}" + (f" ({r.reason})" if r.reason else ""), file=sys.stderr)
-    print(fixes.summary(results), file=sys.stderr)
+    if not args.quiet:
+        print(fixes.summary(results), file=sys.stderr)
     if any(r.outcome == "error" for r in results):
         return EXIT_USAGE
     return EXIT_REJECTED if any(r.outcome == "rejected" for r in results) else EXIT_OK
 
 
-def _diff_many(targets, models) -> int:
+def _diff_many(targets, models, quiet: bool = False) -> int:
     """Each pending change as a unified diff on stdout, then `check`'s summary on stderr; exit 1
     when a change is pending (as `ruff check --diff`) or a file is rejected."""
     from legalog.surfaces.fixes import diff_lines, fixed_text, read_dump
@@ -457,7 +511,8 @@ def _diff_many(targets, models) -> int:
             pending = True
             sys.stdout.writelines(diff_lines(target.path, original, text))
     counts = tally(models)
-    print(counts.summary(), file=sys.stderr)
+    if not quiet:
+        print(counts.summary(), file=sys.stderr)
     status = _exit_status(counts, "error")
     return EXIT_REJECTED if pending and status == EXIT_OK else status
 

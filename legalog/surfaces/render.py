@@ -17,6 +17,7 @@ from legalog.ir.parser import source_lines as read_lines
 from legalog.ir.printer import print_expr
 from legalog.pipeline import Analysis
 from legalog.surfaces.edits import fix_functions, function_edits
+from legalog.surfaces.formats import printable
 from legalog.surfaces.report import (
     DiagnosticModel,
     FileModel,
@@ -88,37 +89,56 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
 
 def render_text(
     files: Sequence[FileModel], show_summary: bool = True, verbose: bool = False,
-    lines_of: Callable[[str], Mapping[int, str]] | None = None,
+    lines_of: Callable[[str], Mapping[int, str]] | None = None, colour: bool = False,
 ) -> str:  # fmt: skip
-    """Ruff's shape: `CODE [*] message`, `--> file:line:col`, the line with a caret, help, note;
-    then one line per Graph (parameters before -> after, nodes against the limit), and with
-    `verbose` every value kept in place and why that is safe.  `lines_of(path)`: the source lines
-    to quote, by number (default: read the file)."""
-    chunks = [chunk for f in files for chunk in text_chunks(f, verbose, lines_of)]
+    """Ruff's shape: `severity[CODE] [*] message`, `--> file:line:col`, the line with a caret,
+    help, note; then one line per Graph (parameters before -> after, nodes against the limit),
+    and with `verbose` every value kept in place and why that is safe.  `lines_of(path)`: the
+    source lines to quote, by number (default: read the file); `colour`: ANSI colours."""
+    chunks = [chunk for f in files for chunk in text_chunks(f, verbose, lines_of, colour=colour)]
     if show_summary:
         chunks.append(summary(files))
     return "\n".join(chunks)
 
 
-def text_chunks(f: FileModel, verbose: bool = False, lines_of: Callable[[str], Mapping[int, str]] | None = None) -> list[str]:
-    """One entry's part of `render_text`: its findings, then its Graph lines (the report joins
-    every entry's chunks, then the summary, with newlines)."""
+def text_chunks(
+    f: FileModel, verbose: bool = False, lines_of: Callable[[str], Mapping[int, str]] | None = None,
+    *, colour: bool = False, graphs: bool = True,
+) -> list[str]:  # fmt: skip
+    """One entry's part of `render_text`: its findings, then its Graph lines unless not `graphs`
+    (the report joins every entry's chunks, then the summary, with newlines)."""
     source = f.used_dump or f.path
     lines = (lines_of or source_lines)(source)
-    chunks = [_render_one(source, d, lines) for d in f.diagnostics]
-    if f.graphs:
+    paint = _paint if colour else _plain
+    chunks = [_render_one(source, d, lines, paint) for d in f.diagnostics]
+    if f.graphs and graphs:
         chunks.append("".join(graph_line(source, g, _graph_state(f, g), verbose) + "\n" for g in f.graphs))
     return chunks
 
 
-def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str]) -> str:
-    mark = " [*]" if d.fixable else ""
+# SGR colours as Ruff uses them: the severity by its weight, the code bold, the gutter blue
+_STYLES = {"error": "1;31", "warning": "1;33", "info": "1;36", "code": "1", "gutter": "1;34", "fix": "32"}
+
+
+def _paint(text: str, style: str) -> str:
+    return f"\x1b[{_STYLES[style]}m{text}\x1b[0m"
+
+
+def _plain(text: str, style: str) -> str:
+    return text
+
+
+def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str], paint: Callable[[str, str], str] = _plain) -> str:
+    mark = paint(" [*]", "fix") if d.fixable else ""
     where = f" in `{d.function}`" if d.function else ""
-    out = [f"{d.code}{mark} {d.message}", f"  --> {path}:{d.line}:{d.column}{where}"]
+    head = paint(d.severity, d.severity) + paint(f"[{d.code}]", "code")
+    out = [f"{head}{mark} {printable(d.message)}", f"  {paint('-->', 'gutter')} {path}:{d.line}:{d.column}{where}"]
     if (text := lines.get(d.line)) is not None:
         gutter = " " * len(str(d.line))
         shown = text if len(text) <= 160 else text[: max(d.column + 60, 160)] + " ..."
-        out += [f"{gutter} |", f"{d.line} | {shown}", f"{gutter} | {' ' * (d.column - 1)}^"]
+        caret = " " * len(printable(shown[: d.column - 1]))  # under the character, however its prefix is spelled
+        bar = paint("|", "gutter")
+        out += [f"{gutter} {bar}", f"{paint(str(d.line), 'gutter')} {bar} {printable(shown)}", f"{gutter} {bar} {caret}{paint('^', d.severity)}"]
     info = CODES.get(d.code)
     if info is not None:
         out += [f"  = help: {d.help or info.help}", f"  = note: {info.note}"]

@@ -45,7 +45,7 @@ def test_the_readme_command_shows_the_hoist_of_base() -> None:
     result = run("check", "--no-cache", str(ROW_SHIFT))
     assert result.returncode == 0, result.stdout  # info findings never fail a check
     out = result.stdout
-    assert "GB201 [*] derived boundary scalar `base__ssa_v0`" in out
+    assert "info[GB201] [*] derived boundary scalar `base__ssa_v0`" in out
     assert "each call site computes `idx__ssa_v0 * 128`" in out
     assert "row_shift.py:15:9 in `shift`" in out
     assert "graph `shift` (" in out and "parameters 3 -> 4 (+1 scalar), 1 of 1024 nodes" in out
@@ -64,7 +64,7 @@ def test_the_readme_shows_what_its_first_command_prints() -> None:
 def test_each_finding_in_text_json_and_sarif(path: Path, code: str, subject: str | None) -> None:
     text = run("check", "--no-cache", str(path))
     assert text.returncode == 0
-    assert re.search(rf"^{code} \[\*\] ", text.stdout, re.MULTILINE), text.stdout
+    assert re.search(rf"^info\[{code}\] \[\*\] ", text.stdout, re.MULTILINE), text.stdout
     [entry] = check_json(str(path))
     found = [d for d in entry["diagnostics"] if d["code"] == code]
     assert found and all(d["severity"] == "info" and d["fixable"] for d in found)
