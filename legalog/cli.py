@@ -22,6 +22,7 @@ from typing import NoReturn
 from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+FAIL_ON = ("error", "warning", "info", "never")  # `info`: also while a rewrite is pending (a GB2xx or SP310 finding)
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
@@ -107,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     _runtime(check)
     _engine(check)
     check.add_argument("--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)")
-    check.add_argument("--fail-on", choices=("error", "warning", "never"), default=None,
+    check.add_argument("--fail-on", choices=FAIL_ON, default=None,
                        help="which findings make the exit status 1 (default: error, or the config's fail-on)")
     check.add_argument("--verbose", action="store_true", help="also list the values kept in place, and why that is safe")
     check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
@@ -123,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     merge = sub.add_parser("merge", help="combine the JSON reports of `check --shard K/N` into the whole batch's report")
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's `--format json` report")
     _output_format(merge)
-    merge.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
+    merge.add_argument("--fail-on", choices=FAIL_ON, default="error",
                        help="which findings make the exit status 1 (default: error)")
     merge.set_defaults(handler=_merge)
 
@@ -405,7 +406,7 @@ def _exit_status(counts, fail_on: str) -> int:
         return EXIT_INTERNAL  # legalog failed on a file: its fault, not the input's
     if counts.statuses["error"]:
         return EXIT_USAGE
-    severities = {"error": ("error",), "warning": ("error", "warning"), "never": ()}[fail_on]
+    severities = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info"), "never": ()}[fail_on]
     if counts.severities & set(severities):
         return EXIT_REJECTED
     return EXIT_OK

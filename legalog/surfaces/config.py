@@ -2,7 +2,7 @@
 
     [tool.legalog]
     runtime = "host_build_graph"            # default for every command
-    fail-on = "warning"                     # error | warning | never
+    fail-on = "warning"                     # error | warning | info | never
     ignore = ["GB113"]                      # codes (or code prefixes, "GB2") never reported
     per-file-ignores = {"legacy/*.py" = ["GB118"]}
     exclude = ["passes_dump/00_*", "scratch/**"]
@@ -43,7 +43,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     runtime: Literal["host_build_graph", "tensormap_and_ringbuffer"] | None = None
-    fail_on: Literal["error", "warning", "never"] | None = Field(default=None, alias="fail-on")
+    fail_on: Literal["error", "warning", "info", "never"] | None = Field(default=None, alias="fail-on")
     ignore: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = Field(default_factory=dict, alias="per-file-ignores")
     exclude: tuple[str, ...] = ()
