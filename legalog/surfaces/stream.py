@@ -67,7 +67,7 @@ def write_report(
         array = _Array(json.dumps(render_sarif([]), indent=2), "results", out) if fmt == "sarif" else _Array("[]", None, out)
         for f in files:
             counts.add(f)
-            for item in sarif_results(f) if fmt == "sarif" else gitlab_issues(f):
+            for item in sarif_results(f, lines_of) if fmt == "sarif" else gitlab_issues(f):
                 array.item(json.dumps(item, indent=2))
             _flush(out)
         array.close()
