@@ -116,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
     check.add_argument("--all-dumps", action="store_true",
                        help="in a passes_dump folder, check every dump instead of each pass's position")
+    _selection(check)
+    check.add_argument("--force-exclude", action="store_true",
+                       help="apply the config's exclude to files named on the command line too (for pre-commit)")
     check.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                        help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)")
     _scale_options(check)
@@ -140,6 +143,8 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--jobs", type=_positive, default=None, help="worker processes for many dumps (default: the machine's cores)")
     fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     fix.add_argument("-q", "--quiet", action="store_true", help="say nothing but what is rejected or failed")
+    fix.add_argument("--force-exclude", action="store_true",
+                     help="apply the config's exclude to files named on the command line too (for pre-commit)")
     fix.set_defaults(handler=_fix)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
@@ -217,18 +222,43 @@ def _runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runtime", choices=RUNTIMES, default=None,
                    help="the runtime compiled for (default: host_build_graph, or the config's runtime)")
     p.add_argument("--config", metavar="FILE", default=None,
-                   help="read [tool.legalog] from FILE (default: the nearest pyproject.toml above the first path)")
+                   help="read [tool.legalog] from FILE for every file (default: each file's nearest legalog.toml, "
+                        "or pyproject.toml with [tool.legalog])")
+
+
+def _selection(p: argparse.ArgumentParser) -> None:
+    """What is reported, over the configuration's lists (Ruff's options)."""
+    p.add_argument("--select", type=_codes, metavar="CODES", help="report only these codes or prefixes (comma-separated)")
+    p.add_argument("--ignore", type=_codes, metavar="CODES", help="never report these codes or prefixes (replaces the config's)")
+    p.add_argument("--extend-ignore", type=_codes, default=(), metavar="CODES", help="also ignore these (added to ignore)")
+    p.add_argument("--per-file-ignores", action="append", type=_per_file, metavar="GLOB:CODES",
+                   help="ignore CODES in files matching GLOB (relative to the working folder; repeatable; "
+                        "replaces the config's)")
+
+
+def _codes(text: str) -> tuple[str, ...]:
+    return tuple(code.strip().upper() for code in text.split(",") if code.strip())
+
+
+def _per_file(text: str) -> tuple[str, tuple[str, ...]]:
+    glob, sep, codes = text.rpartition(":")
+    if not sep or not glob:
+        raise argparse.ArgumentTypeError(f"expected GLOB:CODES, got {text!r}")
+    return glob, _codes(codes)
 
 
 def _configure(args: argparse.Namespace) -> None:
     """Fill what the command line left open from the configuration file (CLI overrides file)."""
     if not hasattr(args, "config"):
         return
-    from legalog.surfaces.config import ConfigError, resolve
+    from legalog.surfaces.config import ConfigError, Overrides, resolve
 
     paths = getattr(args, "paths", None) or [getattr(args, "file", ".")]
     try:
-        args.project = resolve(paths, args.config)
+        overrides = Overrides(getattr(args, "select", None), getattr(args, "ignore", None),
+                              getattr(args, "extend_ignore", ()),
+                              dict(args.per_file_ignores) if getattr(args, "per_file_ignores", None) else None)  # fmt: skip
+        args.project = resolve(paths, args.config, overrides)
     except ConfigError as err:
         raise UsageError(str(err)) from None
     settings = args.project.settings
@@ -281,6 +311,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.no_cache:
         os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
     targets = _planned(args)
+    if not targets:
+        return EXIT_OK
     indexed = list(enumerate(targets)) if args.shard is None else _shard_targets(targets, args)
     mine = [t for _, t in indexed]
     _say_positions(mine, args)
@@ -299,12 +331,25 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _planned(args: argparse.Namespace):
-    """The dumps to analyse, less the config's `exclude`."""
-    from legalog.surfaces.dumps import plan
+    """The dumps to analyse, less what the config excludes: a file named on the command line is
+    checked anyway (as Ruff does), unless `--force-exclude`."""
+    from legalog.surfaces.dumps import Target, plan
 
-    targets = [t for t in plan(args.paths, getattr(args, "all_dumps", False)) if not args.project.excluded(t.path)]
+    named = {Path(p).resolve() for p in args.paths if not Path(p).is_dir()}
+    force = getattr(args, "force_exclude", False)
+    targets: list[Target] = []
+    excluded: list[Target] = []
+    for t in plan(args.paths, getattr(args, "all_dumps", False)):
+        config = None if (Path(t.path).resolve() in named and not force) else args.project.excluded(t.path)
+        (excluded if config is not None else targets).append(t)
+        if config is not None and Path(t.path).resolve() in named:
+            print(f"legalog: {t.path}: excluded by {config.path}", file=sys.stderr)
     if not targets:
-        raise UsageError("no *.py dumps found under the given paths")
+        if excluded and force:  # everything named is excluded (pre-commit passing only excluded files)
+            print("legalog: nothing to check: every path given is excluded by the configuration", file=sys.stderr)
+            return []
+        raise UsageError("no *.py dumps found under the given paths"
+                         + (f" ({len(excluded)} excluded by the configuration's `exclude`)" if excluded else ""))
     return targets
 
 
@@ -440,6 +485,9 @@ def _fix(args: argparse.Namespace) -> int:
     if len(args.paths) > 1 or Path(args.paths[0]).is_dir():
         return _fix_many(args)
     args.file = args.paths[0]
+    if args.force_exclude and (config := args.project.excluded(args.file)) is not None:
+        print(f"legalog: {args.file}: excluded by {config.path}", file=sys.stderr)
+        return EXIT_OK
     analysis = _load(args.file, args.runtime)
     text = analysis.legalized_text()
     if text is None:
@@ -472,6 +520,8 @@ def _fix_many(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
     targets = _planned(args)
+    if not targets:
+        return EXIT_OK
     for target in targets:
         if target.folder is not None and not args.quiet:
             print(f"passes_dump {target.describe()}", file=sys.stderr)

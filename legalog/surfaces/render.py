@@ -113,6 +113,9 @@ def text_chunks(
     lines = (lines_of or source_lines)(source)
     paint = _paint if colour else _plain
     chunks = [_render_one(source, d, lines, paint) for d in f.diagnostics]
+    if f.status == "rejected" and f.ignored and not any(d.severity == "error" for d in f.diagnostics):
+        chunks.append(f"{source}: rejected, but every error is ignored ({', '.join(f.ignored)}); "
+                      "`legalog fix` writes nothing for it\n")  # fmt: skip
     if f.graphs and graphs:
         chunks.append("".join(graph_line(source, g, _graph_state(f, g), verbose) + "\n" for g in f.graphs))
     return chunks
