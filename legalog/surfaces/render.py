@@ -37,7 +37,7 @@ from legalog.version import __version__
 
 def diagnostic_model(d: Diagnostic) -> DiagnosticModel:
     return DiagnosticModel(code=d.code, severity=d.severity, function=d.function, line=d.line, column=d.column,
-                           subject=plain_name(d.subject) if d.subject else None, message=d.message,
+                           subject=d.subject, message=d.message,  # the name as the message shows it
                            help=CODES[d.code].help, fixable=d.fixable)  # fmt: skip
 
 
