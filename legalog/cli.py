@@ -578,7 +578,7 @@ def _why(args: argparse.Namespace) -> int:
     try:
         explanation = analysis.explain(args.function, args.var)
     except WhyError as err:
-        hint = f"; candidates: {', '.join(err.candidates)}" if err.candidates else ""
+        hint = f"; candidates: {', '.join(err.described())}" if err.candidates else ""
         raise UsageError(f"{err}{hint}") from None
     if args.format == "json":
         print(json.dumps(explanation.to_json(), indent=2))
@@ -596,7 +596,7 @@ def _why(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from legalog.surfaces.query import QueryError, ask, catalogue, parse_query
+    from legalog.surfaces.query import QueryError, ask, catalogue, parse_query, resolve_names, spellings
 
     if args.list == (args.query is not None):
         raise UsageError("give either a QUERY or --list")
@@ -606,11 +606,19 @@ def _query(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file} could not be analysed{': ' + why if why else ''}")
     if args.list:
         return _list_relations(catalogue(analysis.full_derived), args.format)
+    derived = analysis.full_derived
+    names = spellings((str(v) for v, _f in derived["var_fn"]), {f: v.printed for f, v in analysis.versions.items()})
     try:
-        answer = ask(analysis.full_derived, parse_query(args.query))
+        query, used = resolve_names(parse_query(args.query), derived, names)
+        answer = ask(derived, query)
     except QueryError as err:
         raise UsageError(str(err)) from None
-    print(json.dumps(answer.to_json(), indent=2) if args.format == "json" else answer.render_text())
+    if args.format == "json":
+        print(json.dumps({**answer.to_json(), "resolved": used}, indent=2))
+        return EXIT_OK
+    for name, vid in used.items():  # on stderr: the answer on stdout stays the table
+        print(f'legalog: "{name}" read as "{vid}"', file=sys.stderr)
+    print(answer.render_text())
     return EXIT_OK
 
 
