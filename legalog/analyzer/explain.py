@@ -193,8 +193,13 @@ def resolve(analysis: Analysis, function: str, var: str) -> str:
     spelled: dict[str, list[str]] = {}  # the dump's name -> the values it names
     for n in names:
         spelled.setdefault(printed.get(n, n), []).append(n)
-    close = difflib.get_close_matches(var, sorted(spelled | {plain_name(n): [] for n in names}), n=5)
-    shown = [c for c in close if c in spelled] or sorted(spelled, key=lambda c: (_first(lines, spelled[c]), c))
+    accepted: dict[str, set[str]] = {}  # every spelling `why` takes -> the dump's names it means
+    for name in spelled:
+        accepted.setdefault(name, set()).add(name)
+        accepted.setdefault(plain_name(name), set()).add(name)
+    close = difflib.get_close_matches(var, sorted(accepted), n=5)
+    shown = list(dict.fromkeys(n for c in close for n in sorted(accepted[c])))
+    shown = shown or sorted(spelled, key=lambda c: (_first(lines, spelled[c]), c))
     raise WhyError(f"no variable `{var}` in `{function}`", shown, [_where(lines, spelled[c]) for c in shown])
 
 

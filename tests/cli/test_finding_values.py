@@ -32,6 +32,8 @@ def test_why_an_unknown_variable_lists_every_value_with_its_line() -> None:
     assert result.stderr == ("legalog: no variable `nosuch` in `shift`; candidates: dst__ssa_v0 (parameter, line 14), "
                              "idx__ssa_v0 (parameter, line 14), src__ssa_v0 (parameter, line 14), "
                              "base__ssa_v0 (line 15), dst__ssa_v2 (line 16)\n")  # fmt: skip
+    close = run("why", str(ROW_SHIFT), "-f", "shift", "-v", "bse")  # close to the name without its suffix
+    assert close.stderr == "legalog: no variable `bse` in `shift`; candidates: base__ssa_v0 (line 15)\n"
 
 
 def test_why_candidates_are_in_the_dumps_own_names() -> None:
