@@ -21,6 +21,7 @@ pipeline they are `legalog.pypto.legalize_graph_boundary()` and `legalize_spmd_l
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
@@ -57,33 +58,47 @@ BOTH_PASSES = ("graph", "spmd")  # LegalizeGraphBoundary, LegalizeSpmdLaunches
 
 
 def analyze(
-    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME, engine: str | None = None,
-    *, passes: Collection[str] = BOTH_PASSES,
+    source: str | Program | os.PathLike[str] | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
+    engine: str | None = None, *, passes: Collection[str] = BOTH_PASSES,
 ) -> Analysis:  # fmt: skip
     """Analyse one program with `passes` (default: both); never raises for bad input (an
-    unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic).  `engine`
-    evaluates the rules: "clingo" (the default, or $LEGALOG_ENGINE) or "pydatalog" (the
-    reference); both give the same answers."""
+    unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic).  A
+    `pathlib.Path` is read (and reported by its name); a str is a dump's text (a file's name
+    alone is a PARSE error saying so).  `engine` evaluates the rules: "clingo" (the default, or
+    $LEGALOG_ENGINE) or "pydatalog" (the reference); both give the same answers."""
     from legalog import pipeline
-    from legalog.surfaces.dumps import program_text
+    from legalog.analyzer.diagnostics import parse_diagnostic
+    from legalog.ir.errors import ParseError
+    from legalog.surfaces.dumps import read_source
 
-    return pipeline.analyze(program_text(source), path, runtime, engine, passes=passes)
+    try:
+        text, path = read_source(source, path)
+    except ParseError as err:
+        return pipeline.Analysis(err.path, None, (parse_diagnostic(err),))
+    return pipeline.analyze(text, path, runtime, engine, passes=passes)
 
 
 def legalize(
-    source: str | Program | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME, engine: str | None = None,
-    *, passes: Collection[str] = BOTH_PASSES,
+    source: str | Program | os.PathLike[str] | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
+    engine: str | None = None, *, passes: Collection[str] = BOTH_PASSES,
 ) -> Program:  # fmt: skip
     """The Program legalized by `passes` (print it with `print_program`); raises `LegalizeError`,
-    carrying every error diagnostic, when the runtime cannot record the program."""
+    carrying every error diagnostic, when the runtime cannot record the program (or the input
+    cannot be read: a PARSE diagnostic)."""
     from legalog import pipeline
-    from legalog.surfaces.dumps import program_text
+    from legalog.analyzer.diagnostics import parse_diagnostic
+    from legalog.ir.errors import ParseError
+    from legalog.surfaces.dumps import read_source
 
-    return pipeline.legalize(program_text(source), path, runtime, engine, passes=passes)
+    try:
+        text, path = read_source(source, path)
+    except ParseError as err:
+        raise pipeline.LegalizeError((parse_diagnostic(err),), err.path) from None
+    return pipeline.legalize(text, path, runtime, engine, passes=passes)
 
 
 def explain(
-    source: str | Program | Any,
+    source: str | Program | os.PathLike[str] | Any,
     function: str,
     var: str,
     path: str | None = None,
@@ -95,14 +110,14 @@ def explain(
     return analyze(source, path, runtime, engine).explain(function, var)
 
 
-def preflight(source: str | Program | Any, engine: str | None = None) -> list[Diagnostic]:
+def preflight(source: str | Program | os.PathLike[str] | Any, engine: str | None = None) -> list[Diagnostic]:
     """Codegen's check that every SPMD launch is proven positive or guarded: the launches it would
     refuse, as Diagnostics (empty when codegen may proceed)."""
     from legalog.analyzer.spmd import preflight as check
     from legalog.ir.parser import parse as parse_text
-    from legalog.surfaces.dumps import program_text
+    from legalog.surfaces.dumps import read_source
 
-    program = program_text(source)
+    program, _path = read_source(source)
     return check(parse_text(program) if isinstance(program, str) else program, engine)
 
 

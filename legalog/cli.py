@@ -13,20 +13,25 @@ import contextlib
 import difflib
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+FAIL_ON = ("error", "warning", "info", "never")  # `info`: also while a rewrite is pending (a GB2xx or SP310 finding)
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     command = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(command)
+    args, unknown = parser.parse_known_args(command)
+    if unknown:  # said by the command's own parser: its usage, and a suggestion among its options
+        getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "engine", None):
         os.environ[ENV_VAR] = args.engine  # read where the rules are evaluated, in this process and its workers
     try:
@@ -69,18 +74,41 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with "did you mean" for a misspelled command, choice or option (argparse's own
+    `suggest_on_error` is Python 3.14's; this one works from 3.11 on)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + _suggestion(self, message))
+
+
+def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
+    if "maybe you meant" in message:  # argparse already suggested one
+        return ""
+    if choice := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message):
+        known = re.findall(r"'?([\w.-]+)'?", choice[2])
+        word = choice[1]
+    elif unknown := re.search(r"unrecognized arguments: (\S+)", message):
+        word = unknown[1].split("=", 1)[0]
+        known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    else:
+        return ""
+    close = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="legalog", description="Make PyPTO IR dumps legal for host_build_graph.")
-    parser.add_argument("--version", action="version", version=f"legalog {_version()}")
+    parser = _Parser(prog="legalog", description="Make PyPTO IR dumps legal for host_build_graph.")
+    parser.add_argument("-V", "--version", action="version", version=f"legalog {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = sub.add_parser("check", help="analyse dumps and report diagnostics")
     check.add_argument("paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)")
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    _output_format(check)
     _runtime(check)
     _engine(check)
     check.add_argument("--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)")
-    check.add_argument("--fail-on", choices=("error", "warning", "never"), default=None,
+    check.add_argument("--fail-on", choices=FAIL_ON, default=None,
                        help="which findings make the exit status 1 (default: error, or the config's fail-on)")
     check.add_argument("--verbose", action="store_true", help="also list the values kept in place, and why that is safe")
     check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
@@ -88,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
     check.add_argument("--all-dumps", action="store_true",
                        help="in a passes_dump folder, check every dump instead of each pass's position")
+    _selection(check)
+    check.add_argument("--force-exclude", action="store_true",
+                       help="apply the config's exclude to files named on the command line too (for pre-commit)")
     check.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                        help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)")
     _scale_options(check)
@@ -95,8 +126,8 @@ def _parser() -> argparse.ArgumentParser:
 
     merge = sub.add_parser("merge", help="combine the JSON reports of `check --shard K/N` into the whole batch's report")
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's `--format json` report")
-    merge.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    merge.add_argument("--fail-on", choices=("error", "warning", "never"), default="error",
+    _output_format(merge)
+    merge.add_argument("--fail-on", choices=FAIL_ON, default="error",
                        help="which findings make the exit status 1 (default: error)")
     merge.set_defaults(handler=_merge)
 
@@ -111,6 +142,9 @@ def _parser() -> argparse.ArgumentParser:
     _engine(fix)
     fix.add_argument("--jobs", type=_positive, default=None, help="worker processes for many dumps (default: the machine's cores)")
     fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    fix.add_argument("-q", "--quiet", action="store_true", help="say nothing but what is rejected or failed")
+    fix.add_argument("--force-exclude", action="store_true",
+                     help="apply the config's exclude to files named on the command line too (for pre-commit)")
     fix.set_defaults(handler=_fix)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
@@ -145,10 +179,21 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
     schema.set_defaults(handler=_schema)
+    for one in sub.choices.values():
+        one.set_defaults(parser=one)
     for command in (parser, *sub.choices.values()):  # `legalog --debug fix ...` or `legalog fix ... --debug`
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help="show the traceback of an internal error (a bug in legalog)")
     return parser
+
+
+def _output_format(p: argparse.ArgumentParser) -> None:
+    from legalog.surfaces.formats import ALIASES, FORMATS
+
+    p.add_argument("--output-format", "--format", dest="format", type=lambda v: ALIASES.get(v, v), choices=FORMATS, default="full",
+                   metavar="FORMAT", help=f"{', '.join(FORMATS)} (default: full; `text` is full)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="only the findings: no Graph lines, no summary, no passes_dump lines, no progress bar")
 
 
 def _scale_options(check: argparse.ArgumentParser) -> None:
@@ -177,18 +222,43 @@ def _runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runtime", choices=RUNTIMES, default=None,
                    help="the runtime compiled for (default: host_build_graph, or the config's runtime)")
     p.add_argument("--config", metavar="FILE", default=None,
-                   help="read [tool.legalog] from FILE (default: the nearest pyproject.toml above the first path)")
+                   help="read [tool.legalog] from FILE for every file (default: each file's nearest legalog.toml, "
+                        "or pyproject.toml with [tool.legalog])")
+
+
+def _selection(p: argparse.ArgumentParser) -> None:
+    """What is reported, over the configuration's lists (Ruff's options)."""
+    p.add_argument("--select", type=_codes, metavar="CODES", help="report only these codes or prefixes (comma-separated)")
+    p.add_argument("--ignore", type=_codes, metavar="CODES", help="never report these codes or prefixes (replaces the config's)")
+    p.add_argument("--extend-ignore", type=_codes, default=(), metavar="CODES", help="also ignore these (added to ignore)")
+    p.add_argument("--per-file-ignores", action="append", type=_per_file, metavar="GLOB:CODES",
+                   help="ignore CODES in files matching GLOB (relative to the working folder; repeatable; "
+                        "replaces the config's)")
+
+
+def _codes(text: str) -> tuple[str, ...]:
+    return tuple(code.strip().upper() for code in text.split(",") if code.strip())
+
+
+def _per_file(text: str) -> tuple[str, tuple[str, ...]]:
+    glob, sep, codes = text.rpartition(":")
+    if not sep or not glob:
+        raise argparse.ArgumentTypeError(f"expected GLOB:CODES, got {text!r}")
+    return glob, _codes(codes)
 
 
 def _configure(args: argparse.Namespace) -> None:
     """Fill what the command line left open from the configuration file (CLI overrides file)."""
     if not hasattr(args, "config"):
         return
-    from legalog.surfaces.config import ConfigError, resolve
+    from legalog.surfaces.config import ConfigError, Overrides, resolve
 
     paths = getattr(args, "paths", None) or [getattr(args, "file", ".")]
     try:
-        args.project = resolve(paths, args.config)
+        overrides = Overrides(getattr(args, "select", None), getattr(args, "ignore", None),
+                              getattr(args, "extend_ignore", ()),
+                              dict(args.per_file_ignores) if getattr(args, "per_file_ignores", None) else None)  # fmt: skip
+        args.project = resolve(paths, args.config, overrides)
     except ConfigError as err:
         raise UsageError(str(err)) from None
     settings = args.project.settings
@@ -241,11 +311,13 @@ def _check(args: argparse.Namespace) -> int:
     if args.no_cache:
         os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
     targets = _planned(args)
+    if not targets:
+        return EXIT_OK
     indexed = list(enumerate(targets)) if args.shard is None else _shard_targets(targets, args)
     mine = [t for _, t in indexed]
-    _say_positions(mine, args.format)
+    _say_positions(mine, args)
     jobs = args.jobs or batch.default_jobs()
-    show_bar = args.format == "text" and not args.no_progress and sys.stderr.isatty() and len(mine) > 1
+    show_bar = args.format == "full" and not (args.no_progress or args.quiet) and sys.stderr.isatty() and len(mine) > 1
     with _executor(args) as executor:
         run = _run_with_progress if show_bar else batch.results
         timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
@@ -253,18 +325,31 @@ def _check(args: argparse.Namespace) -> int:
         if show_bar and sys.stdout.isatty():
             results = list(results)  # the bar and the report share a terminal: the report waits for the bar to go
         # streamed: each entry is printed once every entry before it is done, then dropped
-        counts = _print_report(without_ignored(results, args.project), args.format, _shard_run(indexed, targets, args),
+        counts = _print_report(without_ignored(results, args.project), args, _shard_run(indexed, targets, args),
                                verbose=args.verbose)  # fmt: skip
     return _exit_status(counts, args.fail_on)
 
 
 def _planned(args: argparse.Namespace):
-    """The dumps to analyse, less the config's `exclude`."""
-    from legalog.surfaces.dumps import plan
+    """The dumps to analyse, less what the config excludes: a file named on the command line is
+    checked anyway (as Ruff does), unless `--force-exclude`."""
+    from legalog.surfaces.dumps import Target, plan
 
-    targets = [t for t in plan(args.paths, getattr(args, "all_dumps", False)) if not args.project.excluded(t.path)]
+    named = {Path(p).resolve() for p in args.paths if not Path(p).is_dir()}
+    force = getattr(args, "force_exclude", False)
+    targets: list[Target] = []
+    excluded: list[Target] = []
+    for t in plan(args.paths, getattr(args, "all_dumps", False)):
+        config = None if (Path(t.path).resolve() in named and not force) else args.project.excluded(t.path)
+        (excluded if config is not None else targets).append(t)
+        if config is not None and Path(t.path).resolve() in named:
+            print(f"legalog: {t.path}: excluded by {config.path}", file=sys.stderr)
     if not targets:
-        raise UsageError("no *.py dumps found under the given paths")
+        if excluded and force:  # everything named is excluded (pre-commit passing only excluded files)
+            print("legalog: nothing to check: every path given is excluded by the configuration", file=sys.stderr)
+            return []
+        raise UsageError("no *.py dumps found under the given paths"
+                         + (f" ({len(excluded)} excluded by the configuration's `exclude`)" if excluded else ""))
     return targets
 
 
@@ -308,19 +393,32 @@ def _executor(args: argparse.Namespace):
         raise UsageError(str(err)) from None
 
 
-def _say_positions(targets, fmt: str) -> None:
-    # which dump stands for each pass's position: with the findings in text, on stderr otherwise
-    where = sys.stdout if fmt == "text" else sys.stderr
+def _say_positions(targets, args: argparse.Namespace) -> None:
+    # which dump stands for each pass's position: with the findings in full text, on stderr otherwise
+    if args.quiet:
+        return
+    where = sys.stdout if args.format == "full" else sys.stderr
     for target in targets:
         if target.folder is not None:
             print(f"passes_dump {target.describe()}", file=where)
 
 
-def _print_report(results, fmt: str, run=None, lines_of=None, verbose: bool = False):
+def _print_report(results, args: argparse.Namespace, run=None, lines_of=None, verbose: bool = False):
     """Print the report entry by entry as `results` yields them; the Tally of what was printed."""
     from legalog.surfaces.stream import write_report
 
-    return write_report(results, fmt, sys.stdout, run=run, verbose=verbose, lines_of=lines_of)
+    return write_report(results, args.format, sys.stdout, run=run, verbose=verbose, lines_of=lines_of,
+                        colour=colour(sys.stdout), quiet=args.quiet)  # fmt: skip
+
+
+def colour(stream) -> bool:
+    """Colour for a terminal only: never when piped; `NO_COLOR` (non-empty) turns it off and
+    `FORCE_COLOR` (non-empty) on, NO_COLOR winning (no-color.org, force-color.org, as rich does)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return bool(getattr(stream, "isatty", None) and stream.isatty()) and os.environ.get("TERM") != "dumb"
 
 
 def _run_with_progress(targets, runtime: str, jobs: int, verb: str = "checking", **options):
@@ -342,8 +440,8 @@ def _merge(args: argparse.Namespace) -> int:
         merged = merge([(name, load_report(name)) for name in args.reports])
     except MergeError as err:
         raise UsageError(str(err)) from None
-    _say_positions(merged.targets, args.format)
-    counts = _print_report(merged.files, args.format, lines_of=merged.lines_of)
+    _say_positions(merged.targets, args)
+    counts = _print_report(merged.files, args, lines_of=merged.lines_of)
     return _exit_status(counts, args.fail_on)
 
 
@@ -353,7 +451,7 @@ def _exit_status(counts, fail_on: str) -> int:
         return EXIT_INTERNAL  # legalog failed on a file: its fault, not the input's
     if counts.statuses["error"]:
         return EXIT_USAGE
-    severities = {"error": ("error",), "warning": ("error", "warning"), "never": ()}[fail_on]
+    severities = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info"), "never": ()}[fail_on]
     if counts.severities & set(severities):
         return EXIT_REJECTED
     return EXIT_OK
@@ -387,21 +485,28 @@ def _fix(args: argparse.Namespace) -> int:
     if len(args.paths) > 1 or Path(args.paths[0]).is_dir():
         return _fix_many(args)
     args.file = args.paths[0]
+    if args.force_exclude and (config := args.project.excluded(args.file)) is not None:
+        print(f"legalog: {args.file}: excluded by {config.path}", file=sys.stderr)
+        return EXIT_OK
     analysis = _load(args.file, args.runtime)
     text = analysis.legalized_text()
     if text is None:
-        print(render_text([file_model(analysis)], show_summary=False), file=sys.stderr)
+        print(render_text([file_model(analysis)], show_summary=False, colour=colour(sys.stderr)), file=sys.stderr)
         print(f"legalog: {args.file} is rejected; nothing written", file=sys.stderr)
         return EXIT_REJECTED
     if args.diff:
-        from legalog.surfaces.fixes import diff_lines, read_dump
-
-        sys.stdout.writelines(diff_lines(args.file, read_dump(args.file), text))
-        return EXIT_OK
+        return _diff_many([_target(args.file)], [file_model(analysis)], args.quiet)
     target = Path(args.file if args.in_place else args.output)
-    write_atomic(target, text)
-    print(f"legalog: {analysis.status}: wrote {target}", file=sys.stderr)
+    written = write_atomic(target, text)
+    if not args.quiet:
+        print(f"legalog: {analysis.status}: {'wrote' if written else 'unchanged'} {target}", file=sys.stderr)
     return EXIT_OK
+
+
+def _target(path: str):
+    from legalog.surfaces.dumps import Target
+
+    return Target(path)
 
 
 def _fix_many(args: argparse.Namespace) -> int:
@@ -415,44 +520,52 @@ def _fix_many(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
     targets = _planned(args)
+    if not targets:
+        return EXIT_OK
     for target in targets:
-        if target.folder is not None:
+        if target.folder is not None and not args.quiet:
             print(f"passes_dump {target.describe()}", file=sys.stderr)
     digests = fixes.digests(targets)
     jobs = args.jobs or batch.default_jobs()
-    show_bar = not args.no_progress and sys.stderr.isatty() and len(targets) > 1
+    show_bar = not (args.no_progress or args.quiet) and sys.stderr.isatty() and len(targets) > 1
     verb = "diffing" if args.diff else "fixing"
     models = list(_run_with_progress(targets, args.runtime, jobs, verb)) if show_bar else batch.run(targets, args.runtime, jobs)
     rejected = [m for m in models if m.status in ("rejected", "error")]
     if rejected:
-        print(render_text(rejected, show_summary=False), file=sys.stderr)
+        print(render_text(rejected, show_summary=False, colour=colour(sys.stderr)), file=sys.stderr)
     if args.diff:
-        return _diff_many(targets, models)
+        return _diff_many(targets, models, args.quiet)
     results = fixes.apply(targets, models, digests)
     for r in results:
-        if r.outcome != "legal":
+        if r.outcome in ("rejected", "error") or (r.outcome != "legal" and not args.quiet):
             print(f"legalog: {r.outcome}: {r.path}" + (f" ({r.reason})" if r.reason else ""), file=sys.stderr)
-    print(fixes.summary(results), file=sys.stderr)
+    if not args.quiet:
+        print(fixes.summary(results), file=sys.stderr)
     if any(r.outcome == "error" for r in results):
         return EXIT_USAGE
     return EXIT_REJECTED if any(r.outcome == "rejected" for r in results) else EXIT_OK
 
 
-def _diff_many(targets, models) -> int:
+def _diff_many(targets, models, quiet: bool = False) -> int:
+    """Each pending change as a unified diff on stdout, then `check`'s summary on stderr; exit 1
+    when a change is pending (as `ruff check --diff`) or a file is rejected."""
     from legalog.surfaces.fixes import diff_lines, fixed_text, read_dump
+    from legalog.surfaces.render import tally
 
-    status = EXIT_OK
+    pending = False
     for target, model in zip(targets, models):
         if model.status == "error":
-            status = EXIT_USAGE
             continue
         original = read_dump(target.path)
         text = fixed_text(model, original)
-        if text is None:
-            status = max(status, EXIT_REJECTED if model.status != "legal" else EXIT_OK)
-            continue
-        sys.stdout.writelines(diff_lines(target.path, original, text))
-    return status
+        if text is not None and text != original:
+            pending = True
+            sys.stdout.writelines(diff_lines(target.path, original, text))
+    counts = tally(models)
+    if not quiet:
+        print(counts.summary(), file=sys.stderr)
+    status = _exit_status(counts, "error")
+    return EXIT_REJECTED if pending and status == EXIT_OK else status
 
 
 # ------------------------------------------------------------------------------ why, query
@@ -465,7 +578,7 @@ def _why(args: argparse.Namespace) -> int:
     try:
         explanation = analysis.explain(args.function, args.var)
     except WhyError as err:
-        hint = f"; candidates: {', '.join(err.candidates)}" if err.candidates else ""
+        hint = f"; candidates: {', '.join(err.described())}" if err.candidates else ""
         raise UsageError(f"{err}{hint}") from None
     if args.format == "json":
         print(json.dumps(explanation.to_json(), indent=2))
@@ -483,7 +596,7 @@ def _why(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from legalog.surfaces.query import QueryError, ask, catalogue, parse_query
+    from legalog.surfaces.query import QueryError, ask, catalogue, parse_query, resolve_names, spellings
 
     if args.list == (args.query is not None):
         raise UsageError("give either a QUERY or --list")
@@ -493,11 +606,19 @@ def _query(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file} could not be analysed{': ' + why if why else ''}")
     if args.list:
         return _list_relations(catalogue(analysis.full_derived), args.format)
+    derived = analysis.full_derived
+    names = spellings((str(v) for v, _f in derived["var_fn"]), {f: v.printed for f, v in analysis.versions.items()})
     try:
-        answer = ask(analysis.full_derived, parse_query(args.query))
+        query, used = resolve_names(parse_query(args.query), derived, names)
+        answer = ask(derived, query)
     except QueryError as err:
         raise UsageError(str(err)) from None
-    print(json.dumps(answer.to_json(), indent=2) if args.format == "json" else answer.render_text())
+    if args.format == "json":
+        print(json.dumps({**answer.to_json(), "resolved": used}, indent=2))
+        return EXIT_OK
+    for name, vid in used.items():  # on stderr: the answer on stdout stays the table
+        print(f'legalog: "{name}" read as "{vid}"', file=sys.stderr)
+    print(answer.render_text())
     return EXIT_OK
 
 

@@ -69,8 +69,10 @@ class Analysis:
     lowering: Lowering | None = field(default=None, repr=False, compare=False)
     derived: Derived | None = field(default=None, repr=False, compare=False)
     engine: str | None = field(default=None, repr=False, compare=False)  # passed on to `full_derived`
-    # What the rewrite changes at Graph boundaries (GB201-GB204, info, fixable): only for a
-    # program `fix` will write; and the values kept in place, with why that is safe.
+    # `diagnostics` is every finding, as the JSON report's `diagnostics`: errors, warnings and the
+    # info findings.  `findings` are those of them that say what the rewrite changes at Graph
+    # boundaries (GB201-GB204, fixable): only for a program `fix` will write; `kept`: the values
+    # kept in place, with why that is safe.
     findings: tuple[Diagnostic, ...] = ()
     kept: tuple[KeptValue, ...] = ()
     # A frontend dump is analysed in SSA form (`program`); `source` is the program as read and
@@ -227,7 +229,8 @@ def analyze(
         findings = tuple(in_dump_names(d, versions) for d in findings)
         kept = stage("decide", lambda: kept_values(program, lowering, derived, graphs))
     decided = launches.launches if launches is not None else ()
-    return Analysis(path, program, ordered, graphs, decided, legalized, lowering, derived,
+    everything = tuple(sorted(ordered + findings, key=lambda d: d.sort_key))  # what JSON's `diagnostics` holds
+    return Analysis(path, program, everything, graphs, decided, legalized, lowering, derived,
                     engine=engine, findings=findings, kept=kept, source=read, versions=versions)
 
 

@@ -17,13 +17,16 @@ PyPTO stays optional: nothing here imports it (or torch) before a pass is made o
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 if TYPE_CHECKING:
     from legalog.analyzer.diagnostics import Diagnostic
     from legalog.pipeline import PassName
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 GRAPH_PASS = "LegalizeGraphBoundary"
 SPMD_PASS = "LegalizeSpmdLaunches"
@@ -70,6 +73,29 @@ class PipelineError(ValueError):
     """The strategy has no place for a pass: an anchor pass is missing or out of order."""
 
 
+def _needs_pypto(make: Callable[P, R]) -> Callable[P, R]:
+    """`make` imports PyPTO: without it, an ImportError that says what PyPTO is needed for (a bare
+    "No module named 'pypto'" reads like a broken legalog install)."""
+
+    @functools.wraps(make)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return make(*args, **kwargs)
+        except ModuleNotFoundError as err:
+            if (err.name or "").partition(".")[0] != "pypto":
+                raise
+            raise ImportError(
+                f"legalog.pypto.{make.__name__} needs PyPTO (`import pypto` failed: {err}): it builds PyPTO "
+                "passes and pipelines, printing each Program with PyPTO's python_print and parsing legalog's "
+                "rewrite back with pl.parse. Install PyPTO, or use legalog without it: `legalog check` / "
+                "`legalog.analyze` on the dumps PyPTO writes (passes_dump/NN_after_<Pass>.py).",
+                name=err.name,
+            ) from err
+
+    return wrapper
+
+
+@_needs_pypto
 def legalize_graph_boundary(runtime: str | Any | None = None) -> Any:
     """LegalizeGraphBoundary as a `pypto.passes.Pass`.
 
@@ -79,11 +105,13 @@ def legalize_graph_boundary(runtime: str | Any | None = None) -> Any:
     return _make_pass(GRAPH_PASS, GRAPH_PROPERTIES, ("graph",), runtime)
 
 
+@_needs_pypto
 def legalize_spmd_launches() -> Any:
     """LegalizeSpmdLaunches as a `pypto.passes.Pass` (no configuration: the seed's "needs no flag")."""
     return _make_pass(SPMD_PASS, SPMD_PROPERTIES, ("spmd",), None)
 
 
+@_needs_pypto
 def default_pipeline(runtime: str | Any | None = None, *, analyze_auto_scopes_for_deps: bool = False) -> Any:
     """PyPTO's Default strategy with both passes inserted by pass name, as a `passes.PassPipeline`:
     LegalizeSpmdLaunches immediately before DeriveCallDirections (and so after

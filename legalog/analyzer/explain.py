@@ -12,7 +12,7 @@ a view's provenance.  Each explanation lists the rows it cites under "evidence".
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from legalog.analyzer.diagnostics import Diagnostic
     from legalog.extractor.lower import Lowering
     from legalog.ir.model import Program
+    from legalog.ir.ssa import VersionedFunction
     from legalog.rules.engine import Derived
 
 
@@ -37,13 +38,13 @@ class Analysis(Protocol):
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]: ...
     @property
-    def findings(self) -> tuple[Diagnostic, ...]: ...
-    @property
     def graphs(self) -> tuple[GraphDecision, ...]: ...
     @property
     def lowering(self) -> Lowering | None: ...
     @property
     def full_derived(self) -> Derived | None: ...
+    @property
+    def versions(self) -> Mapping[str, VersionedFunction]: ...
 
 Verdict = Literal["hoisted", "kept", "rejected", "removed_alias", "not_boundary"]
 
@@ -71,9 +72,15 @@ SEEDS = {
 class WhyError(Exception):
     """The question cannot be answered as asked (unknown function, unknown or ambiguous name)."""
 
-    def __init__(self, message: str, candidates: Iterable[str] = ()) -> None:
+    def __init__(self, message: str, candidates: Iterable[str] = (), places: Iterable[str] = ()) -> None:
         super().__init__(message)
         self.candidates = tuple(candidates)
+        # where each candidate is: `line 8`, `parameter, line 7` ("" where unknown)
+        self.places = tuple(places) or ("",) * len(self.candidates)
+
+    def described(self) -> tuple[str, ...]:
+        """Each candidate with its place: `woff (line 8)`."""
+        return tuple(f"{c} ({p})" if p else c for c, p in zip(self.candidates, self.places))
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,22 +169,79 @@ def _show(cell: Any) -> str:
 
 
 def resolve(analysis: Analysis, function: str, var: str) -> str:
-    """The variable id (`F/name`) for a printed name with or without its SSA suffix."""
+    """The variable id (`F/name`) for a printed name with or without its SSA suffix, or the name
+    a frontend dump wrote.  A WhyError's candidates say where each one is, in the dump's names."""
     d = _derived(analysis)
     kinds = dict(d["function"])
     if function not in kinds:
         close = difflib.get_close_matches(function, sorted(kinds), n=5)
-        raise WhyError(f"no function `{function}` in {analysis.path or 'the input'}", close or sorted(kinds))
+        shown = close or sorted(kinds, key=lambda f: (_function_line(analysis, f), f))
+        raise WhyError(f"no function `{function}` in {analysis.path or 'the input'}", shown,
+                       [f"line {_function_line(analysis, f)}" for f in shown])  # fmt: skip
     names = _names(analysis, function)
     if var in names:
         return f"{function}/{var}"
-    matches = sorted(n for n in names if plain_name(n) == var)
+    printed = _printed(analysis, function)
+    matches = sorted(n for n in names if var in (plain_name(n), printed.get(n)))
     if len(matches) == 1:
         return f"{function}/{matches[0]}"
-    if matches:
-        raise WhyError(f"`{var}` is ambiguous in `{function}`: it names {len(matches)} SSA values", matches)
-    close = difflib.get_close_matches(var, sorted(names | {plain_name(n) for n in names}), n=5)
-    raise WhyError(f"no variable `{var}` in `{function}`", close)
+    lines = _lines(analysis, function, names)
+    if matches:  # several values one name: each by the name that tells them apart, and its line
+        ordered = sorted(matches, key=lambda n: (lines.get(n) or (0, ""), n))
+        raise WhyError(f"`{var}` is ambiguous in `{function}`: it names {len(matches)} SSA values", ordered,
+                       [_where(lines, [n]) for n in ordered])
+    spelled: dict[str, list[str]] = {}  # the dump's name -> the values it names
+    for n in names:
+        spelled.setdefault(printed.get(n, n), []).append(n)
+    accepted: dict[str, set[str]] = {}  # every spelling `why` takes -> the dump's names it means
+    for name in spelled:
+        accepted.setdefault(name, set()).add(name)
+        accepted.setdefault(plain_name(name), set()).add(name)
+    close = difflib.get_close_matches(var, sorted(accepted), n=5)
+    shown = list(dict.fromkeys(n for c in close for n in sorted(accepted[c])))
+    shown = shown or sorted(spelled, key=lambda c: (_first(lines, spelled[c]), c))
+    raise WhyError(f"no variable `{var}` in `{function}`", shown, [_where(lines, spelled[c]) for c in shown])
+
+
+def _printed(analysis: Analysis, function: str) -> Mapping[str, str]:
+    versioned = analysis.versions.get(function)
+    return versioned.printed if versioned is not None else {}
+
+
+def _function_line(analysis: Analysis, function: str) -> int:
+    fn = analysis.program.function(function) if analysis.program is not None else None
+    return fn.span.line if fn is not None else 0
+
+
+def _lines(analysis: Analysis, function: str, names: set[str]) -> dict[str, tuple[int, str]]:
+    """Where each value of `function` is bound: (line, "parameter" or "binding" or "loop")."""
+    d, low = _derived(analysis), analysis.lowering
+    stmts = {str(v): str(st) for st, v, _e in d["assign"]}
+    fn = analysis.program.function(function) if analysis.program is not None else None
+    out: dict[str, tuple[int, str]] = {}
+    for n in names:
+        param = fn.param(n) if fn is not None else None
+        if param is not None:
+            out[n] = (param.span.line, "parameter")
+        elif (st := stmts.get(f"{function}/{n}")) is not None and low is not None:
+            out[n] = (low.stmts[st].span.line, "binding")
+    return out
+
+
+def _first(lines: Mapping[str, tuple[int, str]], values: Sequence[str]) -> int:
+    return min((lines[v][0] for v in values if v in lines), default=1 << 30)
+
+
+def _where(lines: Mapping[str, tuple[int, str]], values: Sequence[str]) -> str:
+    """`line 8`, `parameter, line 7`, `lines 7, 16, 21`; values bound by no statement (loop
+    indices and carries) are `a loop or branch value`."""
+    found = sorted({lines[v] for v in values if v in lines})
+    if not found:
+        return "a loop or branch value"
+    if len(found) == 1:
+        line, kind = found[0]
+        return f"parameter, line {line}" if kind == "parameter" else f"line {line}"
+    return "lines " + ", ".join(str(line) for line, _kind in found)
 
 
 def _names(analysis: Analysis, function: str) -> set[str]:
@@ -255,7 +319,7 @@ class _Explainer:
                          line=self.line_of(vid))  # fmt: skip
         if vid in self.assign:
             ex.definition = self.text(self.assign[vid][1], 160)
-        found = sorted(self.a.diagnostics + self.a.findings, key=lambda d: d.sort_key)  # GB2xx: what the rewrite does
+        found = self.a.diagnostics  # GB2xx included: what the rewrite does
         ex.diagnostics = [f"{d.code} line {d.line}:{d.column}: {d.message}" for d in found
                           if d.function == fn and d.subject is not None and plain_name(d.subject) == plain_name(ex.var)]  # fmt: skip
         if kind != "Graph":

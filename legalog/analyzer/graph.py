@@ -181,6 +181,16 @@ class _Locator:
         for r, x, why in derived["blocking"]:
             self.blocking[str(r)].append((str(x), str(why)))
         self.functions = {f.name: f for f in program.functions}
+        self.callees = {str(e): str(callee) for e, callee, _form in derived["launch"]}
+        self.params = {(str(f), int(i)): str(v) for f, i, v in derived["param"]}
+
+    def argument(self, call: str, i: int, word: str = "argument") -> str:
+        """`argument 2 (`idx` of `shift`)`: a call-site position named by its callee and parameter."""
+        callee = self.callees.get(call)
+        param = self.params.get((callee, i)) if callee is not None else None
+        if callee is None:
+            return f"{word} {i}"
+        return f"{word} {i} (`{var_name(param)}` of `{callee}`)" if param else f"{word} {i} of `{callee}`"
 
     def expr_span(self, eid: str) -> Span:
         node = self.lowering.exprs.get(eid) or self.lowering.stmts[eid]
@@ -227,7 +237,7 @@ def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) ->
              f"Graph function `{g}` takes {n} scalar parameters after Step A, over the runtime's limit of 64")
     for e, i in derived.sorted("runtime_allocated_output"):
         emit("GB105", at.expr_span(e), fn_of(e), None,
-             f"argument {i} of this Graph launch has direction `output`: the runtime would allocate a boundary output")
+             f"{at.argument(e, i)} of this Graph launch has direction `output`: the runtime would allocate a boundary output")
     for v, d in derived.sorted("scalar_param_not_in"):
         emit("GB106", at.var_span(v), fn_of(v), var_name(v), f"Graph scalar parameter `{var_name(v)}` is declared {d}; a boundary scalar can only be In")
     for g, pos, e in derived.sorted("returns_computed"):
@@ -249,11 +259,12 @@ def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) ->
              f"this launch sits under a {_control(derived, c)}: the recording fixes the launch count and branch on the first call")
     for e, i, x in derived.sorted("inline_varying_arg"):
         emit("GB113", at.expr_span(x), fn_of(e), at.text(x),
-             f"argument {i} `{at.text(x)}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot")
+             f"{at.argument(e, i)} `{at.text(x)}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot")
     for e, g, callee in derived.sorted("graph_calls_graph"):
         emit("GB114", at.expr_span(e), g, callee, f"Graph function `{g}` calls Graph function `{callee}`: nested graphs are not supported")
     for e, i in derived.sorted("graph_call_missing_arg"):
-        emit("GB115", at.expr_span(e), fn_of(e), None, f"this Graph call does not supply parameter {i}: a graph has no runtime-allocated tail")
+        emit("GB115", at.expr_span(e), fn_of(e), None,
+             f"this Graph call does not supply {at.argument(e, i, 'parameter')}: a graph has no runtime-allocated tail")
     for (e,) in derived.sorted("graph_launch_deps"):
         emit("GB116", at.expr_span(e), fn_of(e), None, "this Graph launch carries explicit dependencies (deps=)")
     for (e,) in derived.sorted("graph_launch_predicate"):
@@ -273,7 +284,7 @@ def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) ->
         emit("GB121", at.expr_span(e), fn_of(e), at.text(x), f"this launch's core_num `{at.text(x)}` is not a compile-time constant")
     for e, i, w in derived.sorted("host_tensor_to_device"):
         emit("HC201", at.expr_span(e), fn_of(e), var_name(w),
-             f"`{var_name(w)}` is read or written by host graph construction and also passed to a device kernel (argument {i})")
+             f"`{var_name(w)}` is read or written by host graph construction and also passed to a device kernel, as {at.argument(e, i)}")
     for e, v in derived.sorted("host_reads_device_value"):
         emit("HC202", at.expr_span(e), fn_of(e), var_name(v),
              f"host graph construction reads `{var_name(v)}`, a runtime allocation or a value a device task produces")

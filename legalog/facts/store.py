@@ -63,7 +63,7 @@ def write_facts(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-", dir=out_dir.parent))
-        os.chmod(staging, 0o777 & ~_umask())  # mkdtemp's 0700 is for the staging, not the export
+        os.chmod(staging, 0o777 & ~current_umask())  # mkdtemp's 0700 is for the staging, not the export
         written = _write_export(relations, decls, staging, out_dir)
         if out_dir.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
@@ -83,7 +83,8 @@ def write_facts(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation
     return written
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's umask (reading it means setting it: put it straight back)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask

@@ -1,22 +1,28 @@
-"""Project configuration: `[tool.legalog]` in `pyproject.toml` (or `--config FILE`).
+"""Project configuration: `[tool.legalog]` in `pyproject.toml`, a `legalog.toml`, or `--config FILE`.
 
     [tool.legalog]
     runtime = "host_build_graph"            # default for every command
-    fail-on = "warning"                     # error | warning | never
+    fail-on = "warning"                     # error | warning | info | never
+    select = ["GB1", "SP"]                  # codes (or prefixes) reported (default: all)
     ignore = ["GB113"]                      # codes (or code prefixes, "GB2") never reported
     per-file-ignores = {"legacy/*.py" = ["GB118"]}
     exclude = ["passes_dump/00_*", "scratch/**"]
 
-The file is found by walking up from the first checked path to the filesystem root: the nearest
-`pyproject.toml` with a `[tool.legalog]` table wins (Ruff's rule).  `--config FILE` names it
-instead: its `[tool.legalog]` table, or the whole file when it has none (a `legalog.toml`).
-Command-line options override the file.  Globs are matched against paths relative to the
-file's folder (`*` crosses folders, as in Ruff); a glob without a `/` also matches a file name.
-An unknown key, value or code is a `ConfigError` naming the file and line.
+Each file's configuration is found as Ruff finds it: walking up from the file's folder, the
+nearest folder with a `legalog.toml` (the whole file is the table, or its `[tool.legalog]`) or a
+`pyproject.toml` holding a `[tool.legalog]` table (any subtable counts: read with `tomllib`)
+wins; a `pyproject.toml` that is not valid TOML is an error, never skipped.  `--config FILE`
+names one configuration for every file.  What applies to the whole run (`runtime`, `fail-on`)
+comes from the first path's configuration.  Command-line options override the file (`--select`,
+`--ignore`, `--per-file-ignores` replace its lists; `--extend-ignore` adds to `ignore`).  Globs
+are matched against paths relative to the file's folder (`*` crosses folders, as in Ruff); a glob
+without a `/` also matches a file name.  An unknown key, value or code is a `ConfigError`
+naming the file and line.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from collections.abc import Iterable, Iterator
@@ -43,12 +49,13 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     runtime: Literal["host_build_graph", "tensormap_and_ringbuffer"] | None = None
-    fail_on: Literal["error", "warning", "never"] | None = Field(default=None, alias="fail-on")
+    fail_on: Literal["error", "warning", "info", "never"] | None = Field(default=None, alias="fail-on")
+    select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = Field(default_factory=dict, alias="per-file-ignores")
     exclude: tuple[str, ...] = ()
 
-    @field_validator("ignore")
+    @field_validator("ignore", "select")
     @classmethod
     def _known_codes(cls, codes: tuple[str, ...]) -> tuple[str, ...]:
         for code in codes:
@@ -69,6 +76,10 @@ def _check_code(code: str) -> None:
         raise ValueError(f"unknown code {code!r} (see `legalog rule --all`)")
 
 
+# what a user cannot hide: a file legalog could not read or analyse is reported whatever the configuration
+NEVER_HIDDEN = ("PARSE", "INTERNAL", "TIMEOUT")
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Settings and where they came from (None: no file, every default)."""
@@ -80,22 +91,25 @@ class Config:
     def root(self) -> Path:
         return self.path.parent if self.path is not None else Path.cwd()
 
-    def ignored(self, file: str) -> tuple[str, ...]:
-        """Codes not reported for `file`: `ignore` plus every matching `per-file-ignores` entry."""
-        rel = self._relative(file)
-        extra = [c for glob, codes in self.settings.per_file_ignores.items() if _matches(rel, glob) for c in codes]
-        return self.settings.ignore + tuple(extra)
+    def per_file_ignored(self, file: str) -> tuple[str, ...]:
+        """The codes of every `per-file-ignores` entry matching `file`."""
+        return _per_file(self.settings.per_file_ignores, _relative(file, self.root))
 
     def excluded(self, file: str) -> bool:
-        rel = self._relative(file)
+        rel = _relative(file, self.root)
         return any(_matches(rel, glob) for glob in self.settings.exclude)
 
-    def _relative(self, file: str) -> str:
-        path = Path(file).resolve()
-        try:
-            return path.relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return path.as_posix()
+
+def _relative(file: str, root: Path) -> str:
+    path = Path(file).resolve()
+    try:
+        return path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _per_file(table: dict[str, tuple[str, ...]], rel: str) -> tuple[str, ...]:
+    return tuple(c for glob, codes in table.items() if _matches(rel, glob) for c in codes)
 
 
 def _matches(rel: str, glob: str) -> bool:
@@ -105,38 +119,53 @@ def _matches(rel: str, glob: str) -> bool:
     return "/" not in pattern and fnmatch(rel.rsplit("/", 1)[-1], pattern)
 
 
+CONFIG_FILES = ("legalog.toml", "pyproject.toml")  # in one folder, the first wins (as Ruff's ruff.toml)
+
+
 def find(start: str | Path) -> Path | None:
-    """The nearest `pyproject.toml` with a `[tool.legalog]` table, walking up from `start`."""
+    """The configuration nearest above `start` (a file's folder, or a folder itself)."""
     here = Path(start).resolve()
-    for folder in [here, *here.parents] if here.is_dir() else list(here.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file() and _has_table(candidate):
+    return _nearest(here if here.is_dir() else here.parent)
+
+
+@functools.lru_cache(maxsize=4096)
+def _nearest(folder: Path) -> Path | None:
+    # cached by folder: a batch of thousands of dumps in a few folders reads each file once
+    for name in CONFIG_FILES:
+        candidate = folder / name
+        if candidate.is_file() and (name == "legalog.toml" or _table(_read_toml(candidate)) is not None):
             return candidate
-    return None
+    return _nearest(folder.parent) if folder.parent != folder else None
 
 
-def _has_table(path: Path) -> bool:
-    try:
-        return re.search(r"^\s*\[\s*tool\s*\.\s*legalog\s*\]", path.read_text(encoding="utf-8"), re.MULTILINE) is not None
-    except (OSError, UnicodeDecodeError):
-        return False
+def _table(data: dict[str, Any]) -> Any:
+    tool = data.get("tool")
+    return tool.get("legalog") if isinstance(tool, dict) else None
 
 
-def load(path: Path, explicit: bool = False) -> Config:
-    """Read and validate one configuration file."""
+@functools.lru_cache(maxsize=256)
+def _read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file as `tomllib` reads it; a ConfigError at the file:line of a syntax error."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: cannot read the configuration: {err}") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        line = re.search(r"line (\d+)", str(err))
+        line = re.search(r"line (\d+)", str(err))  # tomllib's message is the only place it says (3.11)
         where = line.group(1) if line else max(len(text.splitlines()), 1)  # "at end of document"
         raise ConfigError(f"{path}:{where}: not valid TOML: {err}") from None
-    table = data.get("tool", {}).get("legalog")
+
+
+@functools.lru_cache(maxsize=256)
+def load(path: Path, explicit: bool = False) -> Config:
+    """Read and validate one configuration file; `explicit` (`--config`) or a `legalog.toml`:
+    its `[tool.legalog]` table, or the whole file when it has none."""
+    data = _read_toml(path)
+    table = _table(data)
     if table is None:
-        if not explicit:
+        if not explicit and path.name != "legalog.toml":
             return Config(Settings(), None)
         table, section = data, None
     else:
@@ -148,6 +177,7 @@ def load(path: Path, explicit: bool = False) -> Config:
     except ValidationError as err:
         problem = err.errors()[0]
         key = str(problem["loc"][0]) if problem["loc"] else ""
+        text = path.read_text(encoding="utf-8")
         raise ConfigError(f"{path}:{_line_of(text, section, key, problem)}: {_describe(key, problem)}") from None
 
 
@@ -158,7 +188,7 @@ def _describe(key: str, problem: Any) -> str:
     return f"`{key}`: {message}"
 
 
-_KEYS = ("runtime", "fail-on", "ignore", "per-file-ignores", "exclude")
+_KEYS = ("runtime", "fail-on", "select", "ignore", "per-file-ignores", "exclude")
 
 
 def _line_of(text: str, section: str | None, key: str, problem: Any) -> int:
@@ -181,23 +211,85 @@ def _line_of(text: str, section: str | None, key: str, problem: Any) -> int:
     return start + 1
 
 
-def resolve(paths: Iterable[str], config_file: str | None) -> Config:
-    """The configuration for a run: `--config FILE`, else the nearest one above the first path."""
+@dataclass(frozen=True, slots=True)
+class Overrides:
+    """What the command line says over every configuration file (None: the file's own)."""
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    extend_ignore: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] | None = None  # globs relative to the working folder
+
+    def __post_init__(self) -> None:
+        for codes in (self.select or (), self.ignore or (), self.extend_ignore, *(self.per_file_ignores or {}).values()):
+            for code in codes:
+                try:
+                    _check_code(code)
+                except ValueError as err:
+                    raise ConfigError(f"command line: {err}") from None
+
+
+@dataclass(frozen=True)
+class Project:
+    """The configuration of a run: each file's own (nearest above it, or `--config`'s), the
+    command line over it."""
+
+    explicit: Config | None = None  # --config
+    first: Config = Config(Settings())  # the first path's: `runtime` and `fail-on`
+    overrides: Overrides = Overrides()
+
+    @property
+    def settings(self) -> Settings:
+        return self.first.settings
+
+    def config_of(self, file: str) -> Config:
+        if self.explicit is not None:
+            return self.explicit
+        found = find(file)
+        return load(found) if found is not None else Config(Settings())
+
+    def excluded(self, file: str) -> Config | None:
+        """The configuration that excludes `file` (None: it is not excluded)."""
+        config = self.config_of(file)
+        return config if config.excluded(file) else None
+
+    def hidden(self, file: str, code: str) -> bool:
+        """Whether a diagnostic of `code` in `file` is not reported."""
+        if code.startswith(NEVER_HIDDEN):
+            return False
+        config, cli = self.config_of(file), self.overrides
+        select = cli.select if cli.select is not None else config.settings.select
+        if select and not code.startswith(select):
+            return True
+        ignore = (cli.ignore if cli.ignore is not None else config.settings.ignore) + cli.extend_ignore
+        if cli.per_file_ignores is None:
+            per_file = config.per_file_ignored(file)
+        else:  # the command line's globs are relative to the working folder
+            per_file = _per_file(cli.per_file_ignores, _relative(file, Path.cwd()))
+        return code.startswith(ignore + per_file)
+
+
+def resolve(paths: Iterable[str], config_file: str | None, overrides: Overrides = Overrides()) -> Project:
+    """The configuration for a run: `--config FILE` for every file, else each file's nearest."""
     if config_file is not None:
         path = Path(config_file)
         if not path.is_file():
             raise ConfigError(f"{config_file}: no such configuration file")
-        return load(path, explicit=True)
+        config = load(path, explicit=True)
+        return Project(config, config, overrides)
     first = next(iter(paths), None)
     found = find(first if first is not None else Path.cwd())
-    return load(found) if found is not None else Config(Settings())
+    return Project(None, load(found) if found is not None else Config(Settings()), overrides)
 
 
-def without_ignored(files: Iterable[FileModel], config: Config) -> Iterator[FileModel]:
-    """The report with every ignored code's diagnostics removed, entry by entry as `files` yields
-    them (a file's status is the analysis's verdict and stays: `fix` still refuses a rejected program)."""
+def without_ignored(files: Iterable[FileModel], project: Project) -> Iterator[FileModel]:
+    """The report with every hidden diagnostic removed, entry by entry as `files` yields them (a
+    file's status is the analysis's verdict and stays: `fix` still refuses a rejected program);
+    `ignored` names the codes hidden, so a rejected file with nothing left to show says why."""
     for f in files:
-        ignored = config.ignored(f.used_dump or f.path)
-        if ignored:
-            f = f.model_copy(update={"diagnostics": [d for d in f.diagnostics if not d.code.startswith(ignored)]})
+        source = f.used_dump or f.path
+        hidden = {d.code for d in f.diagnostics if project.hidden(source, d.code)}
+        if hidden:
+            f = f.model_copy(update={"diagnostics": [d for d in f.diagnostics if d.code not in hidden],
+                                     "ignored": sorted(hidden)})  # fmt: skip
         yield f

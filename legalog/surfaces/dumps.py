@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from legalog.ir.errors import ParseError
+
 Role = Literal["all", "graph", "spmd", "both"]
 DUMP_NAME = re.compile(r"^(?P<num>\d+)_(?:after_(?P<pass>\w+)|(?P<frontend>frontend))\.py$")
 GRAPH_ANCHOR, SPMD_ANCHOR, LAST_SIMPLIFY = "MaterializeRuntimeScopes", "DeriveCallDirections", "Simplify"
@@ -139,10 +141,50 @@ def plan(paths: Iterable[str | Path], all_dumps: bool = False) -> list[Target]:
             targets += select(folder)
         targets += [Target(str(p)) for p in files if p.parent not in folders]
         targets += [Target(str(p)) for p in unreadable]  # each an `error` entry: never skipped silently
-    return sorted(targets, key=lambda t: (t.folder or t.path, t.role != "graph", t.path))
+    return sorted(_once(targets), key=lambda t: (t.folder or t.path, t.role != "graph", t.path))
+
+
+def _once(targets: Iterable[Target]) -> list[Target]:
+    """Each file once however it was spelled (`d.py ./d.py`, a file and its folder), as first
+    given: `fix` would otherwise write it twice and refuse the second as changed on disk."""
+    seen: set[tuple[Path, Role]] = set()
+    out = []
+    for t in targets:
+        key = (Path(t.path).resolve(), t.role)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
 
 
 # ------------------------------------------------------------------------- PyPTO programs
+
+
+def read_source(source: Any, path: str | None = None) -> tuple[Any, str | None]:
+    """What `legalog.analyze` reads, and the path to report: a `Path` (any `os.PathLike`) is read
+    as the parser reads a dump (its own line breaks) and named by itself unless `path` says
+    otherwise; anything else is `program_text`'s.  Text that is only a file's name raises
+    ParseError saying to pass the text or a Path (parsed, it would be a confusing syntax error)."""
+    if isinstance(source, os.PathLike):
+        file = Path(source)
+        try:
+            return file.read_bytes().decode("utf-8"), path if path is not None else str(file)
+        except (OSError, UnicodeDecodeError) as err:
+            raise ParseError(f"cannot read {file}: {err}", path or str(file)) from None
+    if isinstance(source, str) and _names_a_file(source):
+        raise ParseError(f"{source.strip()!r} is a file name, not a dump's text: pass its text, or "
+                         f"pathlib.Path({source.strip()!r}) to have legalog read it", path)  # fmt: skip
+    return program_text(source), path
+
+
+def _names_a_file(text: str) -> bool:
+    name = text.strip()
+    if not name or "\n" in name or len(name) > 4096:
+        return False
+    try:
+        return name.endswith(".py") or Path(name).is_file()
+    except (OSError, ValueError):  # a name the OS refuses (a NUL byte, too long a part)
+        return False
 
 
 def program_text(source: Any) -> Any:

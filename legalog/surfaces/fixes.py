@@ -8,10 +8,12 @@ file is never written; neither is one that changed on disk since it was analysed
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import errno
 import hashlib
 import os
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
@@ -19,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from legalog.facts.store import current_umask
 from legalog.surfaces.dumps import Target
 from legalog.surfaces.edits import apply_edits
 from legalog.surfaces.report import FileModel
 
-Outcome = Literal["fixed", "legal", "rejected", "error"]
+Outcome = Literal["fixed", "unchanged", "legal", "rejected", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,18 +36,25 @@ class FixResult:
     reason: str = ""
 
 
-def write_atomic(target: Path, text: str) -> None:
+def write_atomic(target: Path, text: str) -> bool:
     """Write through a temporary file in the same folder and rename it over the target, so an
-    interrupted run never leaves a half-written dump.  A failure names `target`, never the
-    temporary file (which is gone by then)."""
+    interrupted run never leaves a half-written dump; False (nothing written, not even the mtime
+    touched) when the target already holds exactly these bytes.  The target keeps its mode and,
+    where the user may set them, its owner and group; a new file gets the mode `open` would give
+    it.  A failure names `target`, never the temporary file (which is gone by then)."""
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder: give the path of the file to write", str(target))
+    data = text.encode("utf-8")
     tmp: str | None = None
     try:
+        before = target.stat() if target.exists() else None
+        if before is not None and before.st_size == len(data) and target.read_bytes() == data:
+            return False
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        _keep_attributes(Path(tmp), before)
         os.replace(tmp, target)
     except BaseException as err:
         if tmp is not None:
@@ -52,6 +62,18 @@ def write_atomic(target: Path, text: str) -> None:
         if isinstance(err, OSError):
             raise OSError(err.errno, f"cannot write: {err.strerror or err}", str(target)) from None
         raise
+    return True
+
+
+def _keep_attributes(tmp: Path, before: os.stat_result | None) -> None:
+    # mkstemp creates 0600: a rewritten dump would lose its group/other bits (a shared dump
+    # would become unreadable to its team)
+    if before is None:
+        os.chmod(tmp, 0o666 & ~current_umask())
+        return
+    with contextlib.suppress(PermissionError, AttributeError):  # only root may give a file away
+        os.chown(tmp, before.st_uid, before.st_gid)
+    os.chmod(tmp, stat.S_IMODE(before.st_mode))
 
 
 def read_dump(path: str | Path) -> str:
@@ -99,10 +121,10 @@ def _apply_one(path: Path, model: FileModel, digest: str | None) -> FixResult:
     if text is None:
         return FixResult(str(path), "rejected", "rejected; nothing written")
     try:
-        write_atomic(path, text)
+        written = write_atomic(path, text)
     except OSError as err:
         return FixResult(str(path), "error", f"cannot write: {err.strerror or err}")
-    return FixResult(str(path), "fixed")
+    return FixResult(str(path), "fixed" if written else "unchanged")
 
 
 def text_digest(text: str) -> str:
@@ -122,7 +144,7 @@ def digests(targets: Sequence[Target]) -> dict[str, str]:
 
 def summary(results: Sequence[FixResult]) -> str:
     counts = Counter(r.outcome for r in results)
-    parts = [f"{counts[o]} {o}" for o in ("fixed", "legal", "rejected", "error") if counts[o]]
+    parts = [f"{counts[o]} {o}" for o in ("fixed", "unchanged", "legal", "rejected", "error") if counts[o]]
     noun = "file" if len(results) == 1 else "files"
     line = f"{len(results)} {noun}: {', '.join(parts) or 'nothing to fix'}"
     if counts["rejected"] or counts["error"]:

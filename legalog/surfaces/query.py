@@ -12,11 +12,12 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from legalog.analyzer.graph import plain_name
 from legalog.facts.schema import RELATIONS
 from legalog.rules.engine import RULES_DIR, Derived
 
@@ -202,6 +203,42 @@ def ask(derived: Derived | Mapping[str, Any], query: Query) -> Answer:
     positions = [next(i for i, t in enumerate(query.terms) if t == Var(n)) for n in names]
     projected = {tuple(row[i] for i in positions) for row in matched}
     return Answer(query, names, tuple(sorted(projected, key=_key)), len(matched))
+
+
+def spellings(ids: Iterable[str], printed: Mapping[str, Mapping[str, str]]) -> dict[str, set[str]]:
+    """Every way a user may write a value of the program, mapped to the ids (`F/name`) it names:
+    the name as printed, without its SSA suffix, as a frontend dump wrote it (`printed`: per
+    function, internal name -> the dump's), each alone and after `F/`."""
+    out: dict[str, set[str]] = {}
+    for vid in ids:
+        function, _, name = vid.partition("/")
+        for spelled in {name, plain_name(name), printed.get(function, {}).get(name, name)}:
+            for key in (spelled, f"{function}/{spelled}"):
+                if key != vid:
+                    out.setdefault(key, set()).add(vid)
+    return out
+
+
+def resolve_names(query: Query, derived: Derived | Mapping[str, Any],
+                  names: Mapping[str, set[str]]) -> tuple[Query, dict[str, str]]:  # fmt: skip
+    """`query` with each quoted name that is no value of its column but names a value of the
+    program (`"win"` for `patch/win__ssa_v0`) replaced by that value's id, and what was
+    replaced.  A name of several values means the one its column holds; a QueryError lists
+    them when that does not decide."""
+    rows = derived.get(query.relation, ())
+    terms, used = list(query.terms), {}
+    for i, term in enumerate(terms):
+        if not isinstance(term, str) or term not in names:
+            continue
+        column = {row[i] for row in rows if len(row) > i}
+        if term in column:
+            continue
+        ids = sorted(names[term])
+        held = [v for v in ids if v in column]
+        if len(held) != 1 and len(ids) != 1:
+            raise QueryError(f'"{term}" names {len(ids)} values: {", ".join(ids)}; quote the one you mean')
+        terms[i] = used[term] = held[0] if len(held) == 1 else ids[0]
+    return Query(query.relation, tuple(terms)), used
 
 
 def _matches(terms: Sequence[Term], row: Sequence[Cell]) -> bool:

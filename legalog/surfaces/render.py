@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,8 +18,10 @@ from legalog.ir.parser import source_lines as read_lines
 from legalog.ir.printer import print_expr
 from legalog.pipeline import Analysis
 from legalog.surfaces.edits import fix_functions, function_edits
+from legalog.surfaces.formats import printable
 from legalog.surfaces.report import (
     DiagnosticModel,
+    EditModel,
     FileModel,
     GraphModel,
     HoistedAlloc,
@@ -34,7 +37,7 @@ from legalog.version import __version__
 
 def diagnostic_model(d: Diagnostic) -> DiagnosticModel:
     return DiagnosticModel(code=d.code, severity=d.severity, function=d.function, line=d.line, column=d.column,
-                           subject=plain_name(d.subject) if d.subject else None, message=d.message,
+                           subject=d.subject, message=d.message,  # the name as the message shows it
                            help=CODES[d.code].help, fixable=d.fixable)  # fmt: skip
 
 
@@ -71,8 +74,7 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
             fn = program.function(g.function)
             graphs.append(graph_model(g, [p.name for p in fn.params] if fn else [], program.prefix, analysis.kept))
     edits = function_edits(analysis)
-    found = sorted(analysis.diagnostics + analysis.findings, key=lambda d: d.sort_key)
-    diagnostics = [diagnostic_model(d) for d in found]
+    diagnostics = [diagnostic_model(d) for d in analysis.diagnostics]
     return FileModel(
         path=analysis.path or "<input>",
         status=analysis.status,
@@ -89,37 +91,59 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
 
 def render_text(
     files: Sequence[FileModel], show_summary: bool = True, verbose: bool = False,
-    lines_of: Callable[[str], Mapping[int, str]] | None = None,
+    lines_of: Callable[[str], Mapping[int, str]] | None = None, colour: bool = False,
 ) -> str:  # fmt: skip
-    """Ruff's shape: `CODE [*] message`, `--> file:line:col`, the line with a caret, help, note;
-    then one line per Graph (parameters before -> after, nodes against the limit), and with
-    `verbose` every value kept in place and why that is safe.  `lines_of(path)`: the source lines
-    to quote, by number (default: read the file)."""
-    chunks = [chunk for f in files for chunk in text_chunks(f, verbose, lines_of)]
+    """Ruff's shape: `severity[CODE] [*] message`, `--> file:line:col`, the line with a caret,
+    help, note; then one line per Graph (parameters before -> after, nodes against the limit),
+    and with `verbose` every value kept in place and why that is safe.  `lines_of(path)`: the
+    source lines to quote, by number (default: read the file); `colour`: ANSI colours."""
+    chunks = [chunk for f in files for chunk in text_chunks(f, verbose, lines_of, colour=colour)]
     if show_summary:
         chunks.append(summary(files))
     return "\n".join(chunks)
 
 
-def text_chunks(f: FileModel, verbose: bool = False, lines_of: Callable[[str], Mapping[int, str]] | None = None) -> list[str]:
-    """One entry's part of `render_text`: its findings, then its Graph lines (the report joins
-    every entry's chunks, then the summary, with newlines)."""
+def text_chunks(
+    f: FileModel, verbose: bool = False, lines_of: Callable[[str], Mapping[int, str]] | None = None,
+    *, colour: bool = False, graphs: bool = True,
+) -> list[str]:  # fmt: skip
+    """One entry's part of `render_text`: its findings, then its Graph lines unless not `graphs`
+    (the report joins every entry's chunks, then the summary, with newlines)."""
     source = f.used_dump or f.path
     lines = (lines_of or source_lines)(source)
-    chunks = [_render_one(source, d, lines) for d in f.diagnostics]
-    if f.graphs:
+    paint = _paint if colour else _plain
+    chunks = [_render_one(source, d, lines, paint) for d in f.diagnostics]
+    if f.status == "rejected" and f.ignored and not any(d.severity == "error" for d in f.diagnostics):
+        chunks.append(f"{source}: rejected, but every error is ignored ({', '.join(f.ignored)}); "
+                      "`legalog fix` writes nothing for it\n")  # fmt: skip
+    if f.graphs and graphs:
         chunks.append("".join(graph_line(source, g, _graph_state(f, g), verbose) + "\n" for g in f.graphs))
     return chunks
 
 
-def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str]) -> str:
-    mark = " [*]" if d.fixable else ""
+# SGR colours as Ruff uses them: the severity by its weight, the code bold, the gutter blue
+_STYLES = {"error": "1;31", "warning": "1;33", "info": "1;36", "code": "1", "gutter": "1;34", "fix": "32"}
+
+
+def _paint(text: str, style: str) -> str:
+    return f"\x1b[{_STYLES[style]}m{text}\x1b[0m"
+
+
+def _plain(text: str, style: str) -> str:
+    return text
+
+
+def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str], paint: Callable[[str, str], str] = _plain) -> str:
+    mark = paint(" [*]", "fix") if d.fixable else ""
     where = f" in `{d.function}`" if d.function else ""
-    out = [f"{d.code}{mark} {d.message}", f"  --> {path}:{d.line}:{d.column}{where}"]
+    head = paint(d.severity, d.severity) + paint(f"[{d.code}]", "code")
+    out = [f"{head}{mark} {printable(d.message)}", f"  {paint('-->', 'gutter')} {path}:{d.line}:{d.column}{where}"]
     if (text := lines.get(d.line)) is not None:
         gutter = " " * len(str(d.line))
         shown = text if len(text) <= 160 else text[: max(d.column + 60, 160)] + " ..."
-        out += [f"{gutter} |", f"{d.line} | {shown}", f"{gutter} | {' ' * (d.column - 1)}^"]
+        caret = " " * len(printable(shown[: d.column - 1]))  # under the character, however its prefix is spelled
+        bar = paint("|", "gutter")
+        out += [f"{gutter} {bar}", f"{paint(str(d.line), 'gutter')} {bar} {printable(shown)}", f"{gutter} {bar} {caret}{paint('^', d.severity)}"]
     info = CODES.get(d.code)
     if info is not None:
         out += [f"  = help: {d.help or info.help}", f"  = note: {info.note}"]
@@ -231,7 +255,9 @@ def summary(files: Iterable[FileModel]) -> str:
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def render_sarif(files: Sequence[FileModel]) -> dict:
+def render_sarif(files: Sequence[FileModel], lines_of: Callable[[str], Mapping[int, str]] | None = None) -> dict:
+    """`lines_of(path)`: the source lines, by number, that give each region its end (default:
+    read the file)."""
     rules = [
         {"id": info.code, "name": info.name, "shortDescription": {"text": info.title},
          "fullDescription": {"text": info.note},
@@ -239,7 +265,7 @@ def render_sarif(files: Sequence[FileModel]) -> dict:
          "defaultConfiguration": {"level": _level(info.severity)}}
         for info in CODES.values()
     ]  # fmt: skip
-    results = [result for f in files for result in sarif_results(f)]
+    results = [result for f in files for result in sarif_results(f, lines_of)]
     driver = {"name": "legalog", "version": __version__, "informationUri": "https://github.com/hw-native-sys/pypto",
               "rules": rules}  # fmt: skip
     # columns are characters (Unicode code points), not SARIF's default UTF-16 code units
@@ -250,28 +276,84 @@ def render_sarif(files: Sequence[FileModel]) -> dict:
 _RULE_INDEX = {info.code: i for i, info in enumerate(CODES.values())}  # a result's place in `rules`
 
 
-def sarif_results(f: FileModel) -> list[dict]:
-    """One entry's SARIF results, one per diagnostic."""
-    return [_sarif_result(f, d, _RULE_INDEX[d.code]) for d in f.diagnostics]
-
-
-def _sarif_result(f: FileModel, d: DiagnosticModel, rule_index: int) -> dict:
+def sarif_results(f: FileModel, lines_of: Callable[[str], Mapping[int, str]] | None = None) -> list[dict]:
+    """One entry's SARIF results, one per diagnostic.  Fixes apply independently: the fixable
+    results whose decisions change a common function share one fix (a whole function is the unit
+    of an edit), carried by the first of them; each of the others carries none and points to it
+    (`properties.fixedWith`, and a related location).  So the offered fixes never overlap, and
+    applying all of them gives `legalog fix`'s output."""
     uri = _uri(f.used_dump or f.path)
-    result = {"ruleId": d.code, "ruleIndex": rule_index, "level": _level(d.severity), "message": {"text": d.message},
-              "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
-                                                  "region": {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}}}]}
-    edits = [e for e in f.edits if e.function in d.fix_functions]
-    if edits:
-        # one fix: every function the decision touches, each replaced whole (legalog/surfaces/edits.py)
-        replacements = [
-            {"deletedRegion": {"startLine": e.start_line, "startColumn": e.start_column, "endLine": e.end_line,
-                               "endColumn": e.end_column, "charOffset": e.char_offset, "charLength": e.char_length},
-             "insertedContent": {"text": e.replacement}}
-            for e in edits
-        ]
-        result["fixes"] = [{"description": {"text": f"legalog fix: rewrite {', '.join(f'`{e.function}`' for e in edits)}"},
-                            "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": replacements}]}]
-    return result  # fmt: skip
+    lines = (lines_of or source_lines)(f.used_dump or f.path) if f.diagnostics else {}
+    carrier_of, functions_of = fix_groups(f.diagnostics)
+    results = []
+    for i, d in enumerate(f.diagnostics):
+        result = _sarif_result(d, uri, lines)
+        carrier = carrier_of.get(i)
+        if carrier == i:
+            result["guid"] = _fix_guid(uri, i, d)
+            result["fixes"] = [_sarif_fix(uri, [e for e in f.edits if e.function in functions_of[i]], f.diagnostics, i,
+                                          [j for j, c in carrier_of.items() if c == i and j != i])]  # fmt: skip
+        elif carrier is not None:
+            by = f.diagnostics[carrier]
+            result["relatedLocations"] = [{"id": 0, "physicalLocation": _location(uri, by, lines),
+                                           "message": {"text": f"fixed by the fix of {by.code} at {by.line}:{by.column}"}}]  # fmt: skip
+            result["properties"] = {"fixedWith": _fix_guid(uri, carrier, by)}
+        results.append(result)
+    return results
+
+
+def fix_groups(diagnostics: Sequence[DiagnosticModel]) -> tuple[dict[int, int], dict[int, set[str]]]:
+    """For each fixable diagnostic (by index), the index of the first diagnostic whose fix it
+    shares (functions in common join fixes, transitively), and for each such first one, the
+    functions of the shared fix."""
+    carrier_of: dict[int, int] = {}
+    functions_of: dict[int, set[str]] = {}
+    for i, d in enumerate(diagnostics):
+        if not d.fix_functions:
+            continue
+        mine = set(d.fix_functions)
+        joined = sorted({c for c, functions in functions_of.items() if functions & mine})
+        carrier = joined[0] if joined else i
+        functions_of[carrier] = functions_of.get(carrier, set()) | mine
+        for other in joined[1:]:  # this one bridges two groups: the later joins the earlier
+            functions_of[carrier] |= functions_of.pop(other)
+            carrier_of.update({j: carrier for j, c in carrier_of.items() if c == other})
+        carrier_of[i] = carrier
+    return carrier_of, functions_of
+
+
+def _sarif_result(d: DiagnosticModel, uri: str, lines: Mapping[int, str]) -> dict:
+    return {"ruleId": d.code, "ruleIndex": _RULE_INDEX[d.code], "level": _level(d.severity),
+            "message": {"text": d.message}, "locations": [{"physicalLocation": _location(uri, d, lines)}]}  # fmt: skip
+
+
+def _location(uri: str, d: DiagnosticModel, lines: Mapping[int, str]) -> dict:
+    """The diagnostic's place, to the end of its line (a diagnostic names where a statement or
+    expression starts; what follows on that line is what it is about)."""
+    line, column = max(d.line, 1), max(d.column, 1)
+    text = lines.get(line)
+    end = max(len(text) + 1, column + 1) if text is not None else column + 1
+    return {"artifactLocation": {"uri": uri},
+            "region": {"startLine": line, "startColumn": column, "endLine": line, "endColumn": end}}  # fmt: skip
+
+
+def _sarif_fix(uri: str, edits: Sequence[EditModel], diagnostics: Sequence[DiagnosticModel], carrier: int,
+               others: Sequence[int]) -> dict:  # fmt: skip
+    """One fix: every function the decisions touch, each replaced whole (legalog/surfaces/edits.py)."""
+    replacements = [
+        {"deletedRegion": {"startLine": e.start_line, "startColumn": e.start_column, "endLine": e.end_line,
+                           "endColumn": e.end_column, "charOffset": e.char_offset, "charLength": e.char_length},
+         "insertedContent": {"text": e.replacement}}
+        for e in edits
+    ]  # fmt: skip
+    also = "".join(f"; also fixes {diagnostics[j].code} at {diagnostics[j].line}:{diagnostics[j].column}" for j in others)
+    text = f"legalog fix: rewrite {', '.join(f'`{e.function}`' for e in edits)}{also}"
+    return {"description": {"text": text}, "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": replacements}]}
+
+
+def _fix_guid(uri: str, index: int, d: DiagnosticModel) -> str:
+    """A stable GUID for the result carrying a shared fix: the same input gives the same report."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"legalog:{uri}#{index}:{d.code}:{d.line}:{d.column}"))
 
 
 def _uri(path: str) -> str:

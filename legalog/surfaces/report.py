@@ -99,6 +99,8 @@ class FileModel(_Model):
     launches: list[LaunchModel] = []
     used_dump: str | None = Field(default=None, description="for a passes_dump folder: the dump analysed")
     edits: list[EditModel] = Field(default=[], description="what `legalog fix` replaces, one changed function each")
+    ignored: list[str] = Field(default=[], description="the codes whose diagnostics the configuration or "
+                               "--select/--ignore hid from this entry (its status is the analysis's, unchanged)")
 
 
 class ShardEntry(_Model):

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
+from legalog.surfaces.formats import JUNIT_HEAD, JUNIT_TAIL, canonical, gitlab_issues, items
 from legalog.surfaces.render import Tally, quoted_lines, render_sarif, sarif_results, text_chunks
 from legalog.surfaces.report import FileModel, ReportModel, RunModel
 
@@ -25,31 +26,51 @@ RunBlock = Callable[[dict[str, dict[int, str]]], RunModel]
 
 def write_report(
     files: Iterable[FileModel], fmt: str, out: TextIO, *, run: RunBlock | None = None, verbose: bool = False,
-    lines_of: Callable[[str], Lines] | None = None,
+    lines_of: Callable[[str], Lines] | None = None, colour: bool = False, quiet: bool = False,
 ) -> Tally:  # fmt: skip
-    """Write the report of `files` (consumed one at a time) in `fmt` (text, json or sarif) to
-    `out`, ending with a newline; `run`: the JSON's shard block (ignored by text and SARIF)."""
+    """Write the report of `files` (consumed one at a time) in `fmt` (legalog.surfaces.formats:
+    full, concise, json, json-lines, sarif, github, gitlab, junit) to `out`, ending with a newline
+    (nothing at all for an empty json-lines or github report); `run`: the JSON's shard block
+    (ignored by the others); `quiet`: the findings alone (no Graph lines, no summary)."""
     _flush(out)  # what was printed before (the `passes_dump ...` lines)
+    fmt = canonical(fmt)
     counts = Tally()
     quoted: dict[str, dict[int, str]] = {}
-    if fmt == "text":
+    if fmt == "full":
         first = True
         for f in files:
             counts.add(f)
-            for chunk in text_chunks(f, verbose, lines_of):
-                out.write(chunk if first else "\n" + chunk)
+            for chunk in text_chunks(f, verbose, lines_of, colour=colour, graphs=not quiet):
+                out.write(chunk if first else "\n" + chunk)  # every chunk ends with its own newline
                 first = False
             _flush(out)
-        out.write(("" if first else "\n") + counts.summary() + "\n")
+        if not quiet:
+            out.write(("" if first else "\n") + counts.summary() + "\n")
         return counts
-    if fmt == "sarif":
-        sarif = _Array(json.dumps(render_sarif([]), indent=2), "results", out)
+    if fmt in ("concise", "json-lines", "github"):
         for f in files:
             counts.add(f)
-            for result in sarif_results(f):
-                sarif.item(json.dumps(result, indent=2))
+            out.writelines(line + "\n" for line in items(f, fmt))
             _flush(out)
-        sarif.close()
+        if fmt == "concise" and not quiet:
+            out.write(counts.summary() + "\n")
+        return counts
+    if fmt == "junit":
+        out.write(JUNIT_HEAD)
+        for f in files:
+            counts.add(f)
+            out.writelines("\n" + suite for suite in items(f, fmt))
+            _flush(out)
+        out.write("\n" + JUNIT_TAIL + "\n")
+        return counts
+    if fmt in ("sarif", "gitlab"):
+        array = _Array(json.dumps(render_sarif([]), indent=2), "results", out) if fmt == "sarif" else _Array("[]", None, out)
+        for f in files:
+            counts.add(f)
+            for item in sarif_results(f, lines_of) if fmt == "sarif" else gitlab_issues(f):
+                array.item(json.dumps(item, indent=2))
+            _flush(out)
+        array.close()
         return counts
     report = _Array(ReportModel(files=[]).model_dump_json(indent=2), "files", out)
     for f in files:
@@ -74,7 +95,7 @@ class _Array:
     """A JSON document (`indent=2`) written around its list `key`, whose items arrive one by one;
     `document` is the document rendered with that list empty.  Its head is written at once."""
 
-    def __init__(self, document: str, key: str, out: TextIO) -> None:
+    def __init__(self, document: str, key: str | None, out: TextIO) -> None:
         self.key, self.out, self.items = key, out, 0
         head, self.indent, self.tail = self._split(document)
         out.write(head)
@@ -92,7 +113,10 @@ class _Array:
 
     def _split(self, document: str) -> tuple[str, str, str]:
         """(the head through the list's `[`, the indent of the list's line, the rest from its `]`):
-        the first `"key": []` is the list (a string holding those characters escapes its quotes)."""
+        the first `"key": []` is the list (a string holding those characters escapes its quotes);
+        with no key, the document is the list."""
+        if self.key is None:
+            return document[:1], "", document[1:]
         marker = f'"{self.key}": ['
         at = document.index(marker + "]")
         indent = document[document.rindex("\n", 0, at) + 1 : at]

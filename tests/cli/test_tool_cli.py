@@ -177,12 +177,12 @@ def test_sarif_validates_against_the_official_schema(tmp_path: Path) -> None:
 
 def test_text_is_in_ruffs_shape() -> None:
     out = run("check", str(EXAMPLES / "mixed_offsets.py")).stdout
-    assert "GB119 view `xv__ssa_v0`" in out
+    assert "error[GB119] view `xv__ssa_v0`" in out
     assert "  --> " in out and "mixed_offsets.py:38:13" in out
     assert "38 |" in out and "   |             ^" in out
     assert "= help:" in out and "= note:" in out
     spmd = run("check", str(EXAMPLES / "spmd_counts.py")).stdout
-    assert "SP310 [*]" in spmd and "fixable with `legalog fix`" in spmd
+    assert "info[SP310] [*]" in spmd and "fixable with `legalog fix`" in spmd
 
 
 @pytest.mark.parametrize(("fail_on", "code"), [("error", 1), ("warning", 1), ("never", 0)])
@@ -287,7 +287,7 @@ def test_fix_diff_writes_nothing_and_in_place_rewrites(tmp_path: Path) -> None:
     before = dump.read_text()
     diff = run("fix", str(dump), "--diff")
     clean(diff)
-    assert diff.returncode == 0 and diff.stdout.startswith("---") and "+++" in diff.stdout
+    assert diff.returncode == 1 and diff.stdout.startswith("---") and "+++" in diff.stdout
     assert dump.read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == ["row_shift.py"]
     inplace = run("fix", str(dump), "--in-place")
     assert inplace.returncode == 0 and dump.read_text() != before

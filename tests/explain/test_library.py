@@ -104,3 +104,54 @@ def test_an_interrupted_write_leaves_nothing_either(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(os, "replace", interrupted)
     assert cli.main(["fix", str(dump), "--in-place"]) == 130
     assert sorted(p.name for p in tmp_path.iterdir()) == ["row_shift.py"]
+
+
+# ------------------------------------------------------------------- issue 21, item 6
+
+
+def test_a_path_is_read_and_a_file_name_as_text_says_to_pass_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    from_path = legalog.analyze(Path("examples/row_shift.py"))
+    from_text = legalog.analyze(ROW_SHIFT.read_text(encoding="utf-8"), path="examples/row_shift.py")
+    assert from_path.path == "examples/row_shift.py" and from_path.status == from_text.status == "rewritten"
+    assert from_path.diagnostics == from_text.diagnostics
+    named = legalog.analyze("examples/row_shift.py")
+    assert named.status == "error" and [d.code for d in named.diagnostics] == ["PARSE"]
+    assert named.diagnostics[0].message == ("'examples/row_shift.py' is a file name, not a dump's text: pass its "
+                                            "text, or pathlib.Path('examples/row_shift.py') to have legalog read it")
+    with pytest.raises(legalog.LegalizeError, match="is a file name, not a dump's text"):
+        legalog.legalize("examples/row_shift.py")
+    assert legalog.print_program(legalog.legalize(Path("examples/row_shift.py"))) == from_text.legalized_text()
+    missing = legalog.analyze(Path("examples/nope.py"))
+    assert missing.status == "error" and "cannot read examples/nope.py" in missing.diagnostics[0].message
+
+
+def test_analysis_diagnostics_are_the_json_reports_diagnostics() -> None:
+    import json
+
+    analysis = legalog.analyze(ROW_SHIFT.read_text(encoding="utf-8"), path=str(ROW_SHIFT))
+    result = cli_json(str(ROW_SHIFT))
+    assert [(d.code, d.severity, d.line, d.column, d.message) for d in analysis.diagnostics] == [
+        (d["code"], d["severity"], d["line"], d["column"], d["message"]) for d in json.loads(result)["files"][0]["diagnostics"]
+    ]  # fmt: skip
+    assert [d.code for d in analysis.diagnostics] == ["GB201"] and analysis.findings == analysis.diagnostics
+
+
+def cli_json(path: str) -> str:
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "legalog", "check", "--format", "json", "--no-cache", path],
+                          capture_output=True, text=True, check=True, env=env).stdout  # fmt: skip
+
+
+def test_legalog_pypto_without_pypto_says_what_it_needs_pypto_for() -> None:
+    import subprocess
+
+    script = ("import sys; sys.modules['pypto'] = None  # PyPTO absent, whatever this machine has\n"
+              "import legalog.pypto\nlegalog.pypto.default_pipeline()\n")  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False)
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: legalog.pypto.default_pipeline needs PyPTO"), result.stderr
+    assert "python_print" in last and "pl.parse" in last and "legalog check" in last

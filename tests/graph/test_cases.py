@@ -86,7 +86,8 @@ def test_case(case: Path, tmp_path: Path) -> None:
     text = case.read_text(encoding="utf-8")
     wanted, status, runtime = expectations(text)
     analysis = analyze(text, str(case), runtime=runtime)
-    got = Counter((d.line, d.code) for d in analysis.diagnostics)
+    # GB201-GB204 say what the rewrite changes: the case's expected output holds them
+    got = Counter((d.line, d.code) for d in analysis.diagnostics if d not in analysis.findings)
     missing = wanted - got
     unexpected = got - wanted
     detail = "\n".join(f"  {case.name}:{d.line}:{d.column}: {d.code} {d.message}" for d in analysis.diagnostics)
