@@ -14,7 +14,7 @@ from legalog.pipeline import analyze
 from legalog.surfaces.render import file_model
 from tests.conftest import CORPUS
 
-CASES = Path(__file__).resolve().parent / "cases"
+CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
 
 
 def graph_json(name: str, function: str = "layer") -> dict:
