@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
+from legalog.analyzer.codes import CODES, CodeInfo
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.extractor.lower import Lowering, var_name
 from legalog.facts.store import Row
@@ -205,79 +206,66 @@ class _Locator:
 
 
 def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
+    """One diagnostic per row of every relation the code table binds to a Graph code, worded by
+    the code's message template (legalog/analyzer/codes.py)."""
     at = _Locator(program, lowering, derived)
     out: list[Diagnostic] = []
-
-    def emit(code: str, span: Span, function: str | None, subject: str | None, message: str, fixable: bool = False) -> None:
-        out.append(diagnostic(code, message, span.line, span.col, function=function, subject=subject, fixable=fixable))
-
-    def fn_of(i: str) -> str:
-        return i.split("/", 1)[0]
-
-    for g, rt in derived.sorted("graph_wrong_runtime"):
-        emit("GB101", at.function_span(g), g, None,
-             f"Graph function `{g}` requires the host_build_graph runtime, but this compilation targets `{rt}`")
-    for (g,) in derived.sorted("graph_no_tensor"):
-        emit("GB102", at.function_span(g), g, None, f"Graph function `{g}` takes no tensor parameters: its boundary is empty")
-    for g, n in derived.sorted("graph_too_many_tensors"):
-        emit("GB103", at.function_span(g), g, None,
-             f"Graph function `{g}` takes {n} tensor parameters after hoisting, over the runtime's limit of 128")
-    for g, n in derived.sorted("graph_too_many_scalars"):
-        emit("GB104", at.function_span(g), g, None,
-             f"Graph function `{g}` takes {n} scalar parameters after Step A, over the runtime's limit of 64")
-    for e, i in derived.sorted("runtime_allocated_output"):
-        emit("GB105", at.expr_span(e), fn_of(e), None,
-             f"argument {i} of this Graph launch has direction `output`: the runtime would allocate a boundary output")
-    for v, d in derived.sorted("scalar_param_not_in"):
-        emit("GB106", at.var_span(v), fn_of(v), var_name(v), f"Graph scalar parameter `{var_name(v)}` is declared {d}; a boundary scalar can only be In")
-    for g, pos, e in derived.sorted("returns_computed"):
-        emit("GB107", at.expr_span(e), g, at.text(e),
-             f"Graph function `{g}` returns `{at.text(e)}` (position {pos}), a value it computed rather than one of its own parameters")
-    for g, n in derived.sorted("node_count_out_of_range"):
-        what = "launches no tasks" if n < 1 else f"launches {n} tasks, over the runtime's per-graph limit of 1024"
-        emit("GB108", at.function_span(g), g, None, f"Graph function `{g}` {what}")
-    for v, c in derived.sorted("alloc_under_runtime"):
-        emit("GB109", at.var_span(v), fn_of(v), var_name(v),
-             f"`{var_name(v)}` is allocated under a {_control(derived, c)}, so the number of allocation nodes can differ between calls")
-    for v, x in derived.sorted("create_shape_varies"):
-        emit("GB110", at.var_span(v), fn_of(v), var_name(v),
-             f"`{var_name(v)}` is allocated with extent `{at.text(x)}`, which is not a compile-time constant")
-    for e, g in derived.sorted("region_full"):
-        emit("GB111", at.expr_span(e), g, None, f"Graph function `{g}` calls tensor.full inside the region")
-    for x, c in derived.sorted("launch_under_runtime"):
-        emit("GB112", at.expr_span(x), fn_of(x), None,
-             f"this launch sits under a {_control(derived, c)}: the recording fixes the launch count and branch on the first call")
-    for e, i, x in derived.sorted("inline_varying_arg"):
-        emit("GB113", at.expr_span(x), fn_of(e), at.text(x),
-             f"argument {i} `{at.text(x)}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot")
-    for e, g, callee in derived.sorted("graph_calls_graph"):
-        emit("GB114", at.expr_span(e), g, callee, f"Graph function `{g}` calls Graph function `{callee}`: nested graphs are not supported")
-    for e, i in derived.sorted("graph_call_missing_arg"):
-        emit("GB115", at.expr_span(e), fn_of(e), None, f"this Graph call does not supply parameter {i}: a graph has no runtime-allocated tail")
-    for (e,) in derived.sorted("graph_launch_deps"):
-        emit("GB116", at.expr_span(e), fn_of(e), None, "this Graph launch carries explicit dependencies (deps=)")
-    for (e,) in derived.sorted("graph_launch_predicate"):
-        emit("GB117", at.expr_span(e), fn_of(e), None, "this Graph launch carries a dispatch predicate")
-    for e, _slot, w in derived.sorted("unslotted_scalar"):
-        emit("GB118", at.expr_span(e), fn_of(e), var_name(w),
-             f"scalar `{var_name(w)}` reaches a task but is neither a parameter, hoistable, nor replay-invariant"
-             f"{_culprit(derived, at, w)}: replay would reuse the first call's value")
-    for (v,) in derived.sorted("moving_view"):
-        emit("GB119", at.var_span(v), fn_of(v), var_name(v),
-             f"view `{var_name(v)}` of a boundary tensor has a window that is neither reconstructible at the call site "
-             f"nor the same on every replay{_view_culprit(derived, at, v)}")
-    for v, x in derived.sorted("view_extent_varies"):
-        emit("GB120", at.var_span(v), fn_of(v), var_name(v),
-             f"view `{var_name(v)}` of a boundary tensor has extent `{at.text(x)}`, which is neither constant nor replay-invariant")
-    for e, x in derived.sorted("core_num_not_literal"):
-        emit("GB121", at.expr_span(e), fn_of(e), at.text(x), f"this launch's core_num `{at.text(x)}` is not a compile-time constant")
-    for e, i, w in derived.sorted("host_tensor_to_device"):
-        emit("HC201", at.expr_span(e), fn_of(e), var_name(w),
-             f"`{var_name(w)}` is read or written by host graph construction and also passed to a device kernel (argument {i})")
-    for e, v in derived.sorted("host_reads_device_value"):
-        emit("HC202", at.expr_span(e), fn_of(e), var_name(v),
-             f"host graph construction reads `{var_name(v)}`, a runtime allocation or a value a device task produces")
+    for info in GRAPH_CODES:
+        columns = [_column(spec) for spec in info.row.split()]
+        for row in derived.sorted(info.relation or ""):
+            cells = {name: _Cell(at, derived, kind, value, info) for (name, kind), value in zip(columns, row, strict=True)}
+            where = cells[info.at or next(name for name, kind in columns if kind in _LOCATED)]
+            span, function = where.span()
+            subject = None if info.subject is None else format(cells[info.subject])
+            message = info.message.format_map({**cells, "limit": info.limit_value})
+            out.append(diagnostic(info.code, message, span.line, span.col, function=function, subject=subject))
     return out
+
+
+# the codes whose findings are rows of a relation the pass rules derive, in table order
+GRAPH_CODES = tuple(info for info in CODES.values() if info.message)
+
+_LOCATED = ("fn", "expr", "var")
+
+
+def _column(spec: str) -> tuple[str, str]:
+    name, _, kind = spec.partition(":")
+    return name, kind
+
+
+class _Cell:
+    """One column of a derived row as a message template reads it: `{v}` prints a variable's
+    name, an expression's text, a control statement's kind or a value; the format specs
+    `culprit`, `view_culprit` and `tasks` print the reasons GB118, GB119 and GB108 give."""
+
+    def __init__(self, at: _Locator, derived: Derived, kind: str, value: str | int, info: CodeInfo) -> None:
+        self.at, self.derived, self.kind, self.value, self.info = at, derived, kind, value, info
+
+    def span(self) -> tuple[Span, str]:
+        """Where a finding on this column sits, and the function it is in."""
+        v = str(self.value)
+        if self.kind == "fn":
+            return self.at.function_span(v), v
+        if self.kind == "var":
+            return self.at.var_span(v), v.split("/", 1)[0]
+        return self.at.expr_span(v), v.split("/", 1)[0]
+
+    def __format__(self, spec: str) -> str:
+        v = str(self.value)
+        if spec == "culprit":
+            return _culprit(self.at, v)
+        if spec == "view_culprit":
+            return _view_culprit(self.derived, self.at, v)
+        if spec == "tasks":
+            n = int(self.value)
+            return "launches no tasks" if n < 1 else f"launches {n} tasks, over the runtime's per-graph limit of {self.info.limit_value}"
+        if self.kind == "var":
+            return var_name(v)
+        if self.kind == "expr":
+            return self.at.text(v)
+        if self.kind == "control":
+            return _control(self.derived, v)
+        return v
 
 
 def _control(derived: Derived, c: str) -> str:
@@ -288,7 +276,7 @@ def _control(derived: Derived, c: str) -> str:
     return "loop whose trip count is not a compile-time constant"
 
 
-def _culprit(derived: Derived, at: _Locator, v: str) -> str:
+def _culprit(at: _Locator, v: str) -> str:
     root = at.definitions[v][1] if v in at.definitions else None
     rows = sorted(at.blocking.get(root, ())) if root is not None else []
     return f" (it depends on `{at.text(rows[0][0])}`: {BLOCKING_REASONS.get(rows[0][1], rows[0][1])})" if rows else ""

@@ -91,6 +91,7 @@ INPUT_RELATIONS: tuple[Relation, ...] = (
     _rel("launch_dir", "E I:int Dir:str", "arg_directions entry I of launch E", f"{GB} Step D"),
     _rel("host_access", "E V Kind:str", "host graph construction reads or writes tensor V (tensor.read/write, outside predicates)", f"{GB} Host control tensors"),
     _rel("target_runtime", "R:str", "the runtime the program is compiled for", f"{GB} Step D"),
+    _rel("runtime_limit", "Name:str N:int", "the runtime's limit Name is N (legalog/facts/limits.py)", f"{GB} Step D"),
 )
 
 RELATIONS: dict[str, Relation] = {r.name: r for r in INPUT_RELATIONS}
