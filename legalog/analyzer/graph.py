@@ -8,8 +8,11 @@ says what the runtime would do with it, and what to do instead.
 from __future__ import annotations
 
 import re
+import weakref
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from legalog.analyzer.codes import CODES, CodeInfo
@@ -84,13 +87,23 @@ def _order(sid: str) -> int:
     return int(sid.rsplit("/s", 1)[1])
 
 
-def first_definitions(derived: Derived) -> dict[str, tuple[str, str]]:
+# first_definitions of each live evaluation, by its identity: decisions, diagnostics and
+# findings all read it, and sorting every binding once per reader was most of their cost
+_DEFINITIONS: dict[int, Mapping[str, tuple[str, str]]] = {}
+
+
+def first_definitions(derived: Derived) -> Mapping[str, tuple[str, str]]:
     """Each variable's defining (statement, expression).  Under SSA there is one; a pre-SSA
     (frontend) dump may assign a name again, and then the first assignment speaks for it —
-    chosen by statement order, never by set iteration order, so answers are reproducible."""
-    found: dict[str, tuple[str, str]] = {}
-    for s, v, e in sorted(derived["assign"], key=lambda row: _order(row[0]), reverse=True):
-        found[v] = (s, e)
+    chosen by statement order, never by set iteration order, so answers are reproducible.
+    Computed once per evaluation (and forgotten with it)."""
+    key = id(derived)
+    if (found := _DEFINITIONS.get(key)) is None:
+        table: dict[str, tuple[str, str]] = {}
+        for s, v, e in sorted(derived["assign"], key=lambda row: _order(row[0]), reverse=True):
+            table[v] = (s, e)
+        found = _DEFINITIONS[key] = MappingProxyType(table)
+        weakref.finalize(derived, _DEFINITIONS.pop, key, None)
     return found
 
 
@@ -144,7 +157,7 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
     return tuple(out)
 
 
-def _aliases(scalar_aliases: list[Row], roots: dict, assign: dict) -> tuple[tuple[str, str], ...]:
+def _aliases(scalar_aliases: list[Row], roots: dict, assign: Mapping) -> tuple[tuple[str, str], ...]:
     rows = [(str(v), str(roots[v])) for v, _ in scalar_aliases]
     rows.sort(key=lambda row: _order(assign[row[0]][0]))
     return tuple((var_name(v), var_name(r)) for v, r in rows)
@@ -169,7 +182,7 @@ def _view_roots(derived: Derived) -> dict[str, tuple[str, str]]:
 # ---------------------------------------------------------------------------------- diagnostics
 
 
-class _Locator:
+class Locator:
     """From ids in derived rows back to source positions and printable text."""
 
     def __init__(self, program: Program, lowering: Lowering, derived: Derived) -> None:
@@ -208,7 +221,7 @@ class _Locator:
 def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
     """One diagnostic per row of every relation the code table binds to a Graph code, worded by
     the code's message template (legalog/analyzer/codes.py)."""
-    at = _Locator(program, lowering, derived)
+    at = Locator(program, lowering, derived)
     out: list[Diagnostic] = []
     for info in GRAPH_CODES:
         columns = [_column(spec) for spec in info.row.split()]
@@ -238,7 +251,7 @@ class _Cell:
     name, an expression's text, a control statement's kind or a value; the format specs
     `culprit`, `view_culprit` and `tasks` print the reasons GB118, GB119 and GB108 give."""
 
-    def __init__(self, at: _Locator, derived: Derived, kind: str, value: str | int, info: CodeInfo) -> None:
+    def __init__(self, at: Locator, derived: Derived, kind: str, value: str | int, info: CodeInfo) -> None:
         self.at, self.derived, self.kind, self.value, self.info = at, derived, kind, value, info
 
     def span(self) -> tuple[Span, str]:
@@ -276,13 +289,13 @@ def _control(derived: Derived, c: str) -> str:
     return "loop whose trip count is not a compile-time constant"
 
 
-def _culprit(at: _Locator, v: str) -> str:
+def _culprit(at: Locator, v: str) -> str:
     root = at.definitions[v][1] if v in at.definitions else None
     rows = sorted(at.blocking.get(root, ())) if root is not None else []
     return f" (it depends on `{at.text(rows[0][0])}`: {BLOCKING_REASONS.get(rows[0][1], rows[0][1])})" if rows else ""
 
 
-def _view_culprit(derived: Derived, at: _Locator, v: str) -> str:
+def _view_culprit(derived: Derived, at: Locator, v: str) -> str:
     operands = {r for w, r in derived["view_operand"] if w == v}
     blocked = sorted(row for r in operands for row in at.blocking.get(str(r), ()))
     return f": it depends on `{at.text(blocked[0][0])}` ({BLOCKING_REASONS.get(blocked[0][1], blocked[0][1])})" if blocked else ""
