@@ -112,16 +112,15 @@ def _parser() -> argparse.ArgumentParser:
                        help="which findings make the exit status 1 (default: error, or the config's fail-on)")
     check.add_argument("--verbose", action="store_true", help="also list the values kept in place, and why that is safe")
     check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
-    check.add_argument("--no-cache", action="store_true",
-                       help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
     check.add_argument("--all-dumps", action="store_true",
                        help="in a passes_dump folder, check every dump instead of each pass's position")
     _selection(check)
     check.add_argument("--force-exclude", action="store_true",
                        help="apply the config's exclude to files named on the command line too (for pre-commit)")
-    check.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
-                       help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)")
-    _scale_options(check)
+    check.add_argument("--shard", type=_shard, metavar="K/N",
+                       help="check only the K-th of N parts of the inputs (by a stable hash of each path); "
+                            "`legalog merge` joins the parts' JSON reports")
+    _batch_options(check)
     check.set_defaults(handler=_check)
 
     merge = sub.add_parser("merge", help="combine the JSON reports of `check --shard K/N` into the whole batch's report")
@@ -145,6 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("-q", "--quiet", action="store_true", help="say nothing but what is rejected or failed")
     fix.add_argument("--force-exclude", action="store_true",
                      help="apply the config's exclude to files named on the command line too (for pre-commit)")
+    _batch_options(fix)
     fix.set_defaults(handler=_fix)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
@@ -196,17 +196,19 @@ def _output_format(p: argparse.ArgumentParser) -> None:
                    help="only the findings: no Graph lines, no summary, no passes_dump lines, no progress bar")
 
 
-def _scale_options(check: argparse.ArgumentParser) -> None:
-    check.add_argument("--shard", type=_shard, metavar="K/N",
-                       help="check only the K-th of N parts of the inputs (by a stable hash of each path); "
-                            "`legalog merge` joins the parts' JSON reports")
-    check.add_argument("--cache-dir", metavar="DIR",
-                       help="the result cache, shareable by many processes and machines (default: "
-                            "$LEGALOG_CACHE_DIR, else ~/.cache/legalog)")
-    check.add_argument("--executor", choices=("local", "dask"), default="local",
-                       help="where files are analysed: local processes (--jobs) or a Dask cluster (--scheduler)")
-    check.add_argument("--scheduler", metavar="ADDRESS",
-                       help="the Dask scheduler for --executor dask (default: $LEGALOG_DASK_SCHEDULER)")
+def _batch_options(p: argparse.ArgumentParser) -> None:
+    """How a batch runs, for `check` and for `fix` over many dumps alike."""
+    p.add_argument("--no-cache", action="store_true",
+                   help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
+    p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                   help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="the result cache, shareable by many processes and machines (default: "
+                        "$LEGALOG_CACHE_DIR, else ~/.cache/legalog)")
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="where files are analysed: local processes (--jobs) or a Dask cluster (--scheduler)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="the Dask scheduler for --executor dask (default: $LEGALOG_DASK_SCHEDULER)")
 
 
 def _shard(text: str):
@@ -299,10 +301,9 @@ def _version() -> str:
 # ----------------------------------------------------------------------------------- check
 
 
-def _check(args: argparse.Namespace) -> int:
-    from legalog.surfaces import batch
-    from legalog.surfaces.config import without_ignored
-
+def _batch_inputs(args: argparse.Namespace):
+    """`check`'s and `fix`'s common set-up of a batch: the paths exist, the cache options agree,
+    and the dumps to analyse (less the config's `exclude`)."""
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
@@ -310,18 +311,33 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("--no-cache and --cache-dir exclude each other")
     if args.no_cache:
         os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
-    targets = _planned(args)
+    return _planned(args)
+
+
+def _batch_results(targets, args: argparse.Namespace, executor, show_bar: bool, verb: str = "checking"):
+    """The batch's results in the order of `targets`, run as the options say."""
+    from legalog.surfaces import batch
+
+    jobs = args.jobs or batch.default_jobs()
+    timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
+    options = {"cache_dir": args.cache_dir, "executor": executor, "timeout": timeout}
+    if show_bar:
+        return _run_with_progress(targets, args.runtime, jobs, verb, **options)
+    return batch.results(targets, args.runtime, jobs, **options)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from legalog.surfaces.config import without_ignored
+
+    targets = _batch_inputs(args)
     if not targets:
         return EXIT_OK
     indexed = list(enumerate(targets)) if args.shard is None else _shard_targets(targets, args)
     mine = [t for _, t in indexed]
-    _say_positions(mine, args)
-    jobs = args.jobs or batch.default_jobs()
+    _say_positions(mine, args.quiet, args.format == "full")
     show_bar = args.format == "full" and not (args.no_progress or args.quiet) and sys.stderr.isatty() and len(mine) > 1
     with _executor(args) as executor:
-        run = _run_with_progress if show_bar else batch.results
-        timeout = batch.DEFAULT_TIMEOUT if args.timeout is None else args.timeout or None
-        results = run(mine, args.runtime, jobs, cache_dir=args.cache_dir, executor=executor, timeout=timeout)
+        results = _batch_results(mine, args, executor, show_bar)
         if show_bar and sys.stdout.isatty():
             results = list(results)  # the bar and the report share a terminal: the report waits for the bar to go
         # streamed: each entry is printed once every entry before it is done, then dropped
@@ -393,11 +409,11 @@ def _executor(args: argparse.Namespace):
         raise UsageError(str(err)) from None
 
 
-def _say_positions(targets, args: argparse.Namespace) -> None:
+def _say_positions(targets, quiet: bool, with_full_report: bool) -> None:
     # which dump stands for each pass's position: with the findings in full text, on stderr otherwise
-    if args.quiet:
+    if quiet:
         return
-    where = sys.stdout if args.format == "full" else sys.stderr
+    where = sys.stdout if with_full_report else sys.stderr
     for target in targets:
         if target.folder is not None:
             print(f"passes_dump {target.describe()}", file=where)
@@ -440,7 +456,7 @@ def _merge(args: argparse.Namespace) -> int:
         merged = merge([(name, load_report(name)) for name in args.reports])
     except MergeError as err:
         raise UsageError(str(err)) from None
-    _say_positions(merged.targets, args)
+    _say_positions(merged.targets, args.quiet, args.format == "full")
     counts = _print_report(merged.files, args, lines_of=merged.lines_of)
     return _exit_status(counts, args.fail_on)
 
@@ -511,25 +527,19 @@ def _target(path: str):
 
 def _fix_many(args: argparse.Namespace) -> int:
     """Many dumps: `check`'s batch, then each fixable dump written in place (or diffed)."""
-    from legalog.surfaces import batch, fixes
+    from legalog.surfaces import fixes
     from legalog.surfaces.render import render_text
 
     if args.output:
         raise UsageError("-o names one output: give one FILE, or use --in-place / --diff for many")
-    missing = [p for p in args.paths if not Path(p).exists()]
-    if missing:
-        raise UsageError(f"no such file or directory: {', '.join(missing)}")
-    targets = _planned(args)
+    targets = _batch_inputs(args)
     if not targets:
         return EXIT_OK
-    for target in targets:
-        if target.folder is not None and not args.quiet:
-            print(f"passes_dump {target.describe()}", file=sys.stderr)
+    _say_positions(targets, args.quiet, False)  # on stderr: stdout carries the diff
     digests = fixes.digests(targets)
-    jobs = args.jobs or batch.default_jobs()
     show_bar = not (args.no_progress or args.quiet) and sys.stderr.isatty() and len(targets) > 1
-    verb = "diffing" if args.diff else "fixing"
-    models = list(_run_with_progress(targets, args.runtime, jobs, verb)) if show_bar else batch.run(targets, args.runtime, jobs)
+    with _executor(args) as executor:
+        models = list(_batch_results(targets, args, executor, show_bar, "diffing" if args.diff else "fixing"))
     rejected = [m for m in models if m.status in ("rejected", "error")]
     if rejected:
         print(render_text(rejected, show_summary=False, colour=colour(sys.stderr)), file=sys.stderr)

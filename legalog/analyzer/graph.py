@@ -8,10 +8,14 @@ says what the runtime would do with it, and what to do instead.
 from __future__ import annotations
 
 import re
+import weakref
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
+from legalog.analyzer.codes import CODES, CodeInfo
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.extractor.lower import Lowering, var_name
 from legalog.facts.store import Row
@@ -83,13 +87,23 @@ def _order(sid: str) -> int:
     return int(sid.rsplit("/s", 1)[1])
 
 
-def first_definitions(derived: Derived) -> dict[str, tuple[str, str]]:
+# first_definitions of each live evaluation, by its identity: decisions, diagnostics and
+# findings all read it, and sorting every binding once per reader was most of their cost
+_DEFINITIONS: dict[int, Mapping[str, tuple[str, str]]] = {}
+
+
+def first_definitions(derived: Derived) -> Mapping[str, tuple[str, str]]:
     """Each variable's defining (statement, expression).  Under SSA there is one; a pre-SSA
     (frontend) dump may assign a name again, and then the first assignment speaks for it —
-    chosen by statement order, never by set iteration order, so answers are reproducible."""
-    found: dict[str, tuple[str, str]] = {}
-    for s, v, e in sorted(derived["assign"], key=lambda row: _order(row[0]), reverse=True):
-        found[v] = (s, e)
+    chosen by statement order, never by set iteration order, so answers are reproducible.
+    Computed once per evaluation (and forgotten with it)."""
+    key = id(derived)
+    if (found := _DEFINITIONS.get(key)) is None:
+        table: dict[str, tuple[str, str]] = {}
+        for s, v, e in sorted(derived["assign"], key=lambda row: _order(row[0]), reverse=True):
+            table[v] = (s, e)
+        found = _DEFINITIONS[key] = MappingProxyType(table)
+        weakref.finalize(derived, _DEFINITIONS.pop, key, None)
     return found
 
 
@@ -143,7 +157,7 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
     return tuple(out)
 
 
-def _aliases(scalar_aliases: list[Row], roots: dict, assign: dict) -> tuple[tuple[str, str], ...]:
+def _aliases(scalar_aliases: list[Row], roots: dict, assign: Mapping) -> tuple[tuple[str, str], ...]:
     rows = [(str(v), str(roots[v])) for v, _ in scalar_aliases]
     rows.sort(key=lambda row: _order(assign[row[0]][0]))
     return tuple((var_name(v), var_name(r)) for v, r in rows)
@@ -168,7 +182,7 @@ def _view_roots(derived: Derived) -> dict[str, tuple[str, str]]:
 # ---------------------------------------------------------------------------------- diagnostics
 
 
-class _Locator:
+class Locator:
     """From ids in derived rows back to source positions and printable text."""
 
     def __init__(self, program: Program, lowering: Lowering, derived: Derived) -> None:
@@ -215,80 +229,75 @@ class _Locator:
 
 
 def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
-    at = _Locator(program, lowering, derived)
+    """One diagnostic per row of every relation the code table binds to a Graph code, worded by
+    the code's message template (legalog/analyzer/codes.py)."""
+    at = Locator(program, lowering, derived)
     out: list[Diagnostic] = []
-
-    def emit(code: str, span: Span, function: str | None, subject: str | None, message: str, fixable: bool = False) -> None:
-        out.append(diagnostic(code, message, span.line, span.col, function=function, subject=subject, fixable=fixable))
-
-    def fn_of(i: str) -> str:
-        return i.split("/", 1)[0]
-
-    for g, rt in derived.sorted("graph_wrong_runtime"):
-        emit("GB101", at.function_span(g), g, None,
-             f"Graph function `{g}` requires the host_build_graph runtime, but this compilation targets `{rt}`")
-    for (g,) in derived.sorted("graph_no_tensor"):
-        emit("GB102", at.function_span(g), g, None, f"Graph function `{g}` takes no tensor parameters: its boundary is empty")
-    for g, n in derived.sorted("graph_too_many_tensors"):
-        emit("GB103", at.function_span(g), g, None,
-             f"Graph function `{g}` takes {n} tensor parameters after hoisting, over the runtime's limit of 128")
-    for g, n in derived.sorted("graph_too_many_scalars"):
-        emit("GB104", at.function_span(g), g, None,
-             f"Graph function `{g}` takes {n} scalar parameters after Step A, over the runtime's limit of 64")
-    for e, i in derived.sorted("runtime_allocated_output"):
-        emit("GB105", at.expr_span(e), fn_of(e), None,
-             f"{at.argument(e, i)} of this Graph launch has direction `output`: the runtime would allocate a boundary output")
-    for v, d in derived.sorted("scalar_param_not_in"):
-        emit("GB106", at.var_span(v), fn_of(v), var_name(v), f"Graph scalar parameter `{var_name(v)}` is declared {d}; a boundary scalar can only be In")
-    for g, pos, e in derived.sorted("returns_computed"):
-        emit("GB107", at.expr_span(e), g, at.text(e),
-             f"Graph function `{g}` returns `{at.text(e)}` (position {pos}), a value it computed rather than one of its own parameters")
-    for g, n in derived.sorted("node_count_out_of_range"):
-        what = "launches no tasks" if n < 1 else f"launches {n} tasks, over the runtime's per-graph limit of 1024"
-        emit("GB108", at.function_span(g), g, None, f"Graph function `{g}` {what}")
-    for v, c in derived.sorted("alloc_under_runtime"):
-        emit("GB109", at.var_span(v), fn_of(v), var_name(v),
-             f"`{var_name(v)}` is allocated under a {_control(derived, c)}, so the number of allocation nodes can differ between calls")
-    for v, x in derived.sorted("create_shape_varies"):
-        emit("GB110", at.var_span(v), fn_of(v), var_name(v),
-             f"`{var_name(v)}` is allocated with extent `{at.text(x)}`, which is not a compile-time constant")
-    for e, g in derived.sorted("region_full"):
-        emit("GB111", at.expr_span(e), g, None, f"Graph function `{g}` calls tensor.full inside the region")
-    for x, c in derived.sorted("launch_under_runtime"):
-        emit("GB112", at.expr_span(x), fn_of(x), None,
-             f"this launch sits under a {_control(derived, c)}: the recording fixes the launch count and branch on the first call")
-    for e, i, x in derived.sorted("inline_varying_arg"):
-        emit("GB113", at.expr_span(x), fn_of(e), at.text(x),
-             f"{at.argument(e, i)} `{at.text(x)}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot")
-    for e, g, callee in derived.sorted("graph_calls_graph"):
-        emit("GB114", at.expr_span(e), g, callee, f"Graph function `{g}` calls Graph function `{callee}`: nested graphs are not supported")
-    for e, i in derived.sorted("graph_call_missing_arg"):
-        emit("GB115", at.expr_span(e), fn_of(e), None,
-             f"this Graph call does not supply {at.argument(e, i, 'parameter')}: a graph has no runtime-allocated tail")
-    for (e,) in derived.sorted("graph_launch_deps"):
-        emit("GB116", at.expr_span(e), fn_of(e), None, "this Graph launch carries explicit dependencies (deps=)")
-    for (e,) in derived.sorted("graph_launch_predicate"):
-        emit("GB117", at.expr_span(e), fn_of(e), None, "this Graph launch carries a dispatch predicate")
-    for e, _slot, w in derived.sorted("unslotted_scalar"):
-        emit("GB118", at.expr_span(e), fn_of(e), var_name(w),
-             f"scalar `{var_name(w)}` reaches a task but is neither a parameter, hoistable, nor replay-invariant"
-             f"{_culprit(derived, at, w)}: replay would reuse the first call's value")
-    for (v,) in derived.sorted("moving_view"):
-        emit("GB119", at.var_span(v), fn_of(v), var_name(v),
-             f"view `{var_name(v)}` of a boundary tensor has a window that is neither reconstructible at the call site "
-             f"nor the same on every replay{_view_culprit(derived, at, v)}")
-    for v, x in derived.sorted("view_extent_varies"):
-        emit("GB120", at.var_span(v), fn_of(v), var_name(v),
-             f"view `{var_name(v)}` of a boundary tensor has extent `{at.text(x)}`, which is neither constant nor replay-invariant")
-    for e, x in derived.sorted("core_num_not_literal"):
-        emit("GB121", at.expr_span(e), fn_of(e), at.text(x), f"this launch's core_num `{at.text(x)}` is not a compile-time constant")
-    for e, i, w in derived.sorted("host_tensor_to_device"):
-        emit("HC201", at.expr_span(e), fn_of(e), var_name(w),
-             f"`{var_name(w)}` is read or written by host graph construction and also passed to a device kernel, as {at.argument(e, i)}")
-    for e, v in derived.sorted("host_reads_device_value"):
-        emit("HC202", at.expr_span(e), fn_of(e), var_name(v),
-             f"host graph construction reads `{var_name(v)}`, a runtime allocation or a value a device task produces")
+    for info in GRAPH_CODES:
+        columns = [_column(spec) for spec in info.row.split()]
+        for row in derived.sorted(info.relation or ""):
+            cells = {name: _Cell(at, derived, kind, value, info) for (name, kind), value in zip(columns, row, strict=True)}
+            where = cells[info.at or next(name for name, kind in columns if kind in _LOCATED)]
+            span, function = where.span()
+            subject = None if info.subject is None else format(cells[info.subject])
+            message = info.message.format_map({**cells, **_call_position(at, cells), "limit": info.limit_value})
+            out.append(diagnostic(info.code, message, span.line, span.col, function=function, subject=subject))
     return out
+
+
+def _call_position(at: Locator, cells: Mapping[str, _Cell]) -> dict[str, str]:
+    """`{arg}` and `{param}`: a row's call-site position (columns `e` and `i`) named by its callee
+    and the callee's parameter, as a user finds it in the dump."""
+    if "e" not in cells or "i" not in cells:
+        return {}
+    call, i = str(cells["e"].value), int(cells["i"].value)
+    return {"arg": at.argument(call, i), "param": at.argument(call, i, "parameter")}
+
+
+# the codes whose findings are rows of a relation the pass rules derive, in table order
+GRAPH_CODES = tuple(info for info in CODES.values() if info.message)
+
+_LOCATED = ("fn", "expr", "var")
+
+
+def _column(spec: str) -> tuple[str, str]:
+    name, _, kind = spec.partition(":")
+    return name, kind
+
+
+class _Cell:
+    """One column of a derived row as a message template reads it: `{v}` prints a variable's
+    name, an expression's text, a control statement's kind or a value; the format specs
+    `culprit`, `view_culprit` and `tasks` print the reasons GB118, GB119 and GB108 give."""
+
+    def __init__(self, at: Locator, derived: Derived, kind: str, value: str | int, info: CodeInfo) -> None:
+        self.at, self.derived, self.kind, self.value, self.info = at, derived, kind, value, info
+
+    def span(self) -> tuple[Span, str]:
+        """Where a finding on this column sits, and the function it is in."""
+        v = str(self.value)
+        if self.kind == "fn":
+            return self.at.function_span(v), v
+        if self.kind == "var":
+            return self.at.var_span(v), v.split("/", 1)[0]
+        return self.at.expr_span(v), v.split("/", 1)[0]
+
+    def __format__(self, spec: str) -> str:
+        v = str(self.value)
+        if spec == "culprit":
+            return _culprit(self.at, v)
+        if spec == "view_culprit":
+            return _view_culprit(self.derived, self.at, v)
+        if spec == "tasks":
+            n = int(self.value)
+            return "launches no tasks" if n < 1 else f"launches {n} tasks, over the runtime's per-graph limit of {self.info.limit_value}"
+        if self.kind == "var":
+            return var_name(v)
+        if self.kind == "expr":
+            return self.at.text(v)
+        if self.kind == "control":
+            return _control(self.derived, v)
+        return v
 
 
 def _control(derived: Derived, c: str) -> str:
@@ -299,13 +308,13 @@ def _control(derived: Derived, c: str) -> str:
     return "loop whose trip count is not a compile-time constant"
 
 
-def _culprit(derived: Derived, at: _Locator, v: str) -> str:
+def _culprit(at: Locator, v: str) -> str:
     root = at.definitions[v][1] if v in at.definitions else None
     rows = sorted(at.blocking.get(root, ())) if root is not None else []
     return f" (it depends on `{at.text(rows[0][0])}`: {BLOCKING_REASONS.get(rows[0][1], rows[0][1])})" if rows else ""
 
 
-def _view_culprit(derived: Derived, at: _Locator, v: str) -> str:
+def _view_culprit(derived: Derived, at: Locator, v: str) -> str:
     operands = {r for w, r in derived["view_operand"] if w == v}
     blocked = sorted(row for r in operands for row in at.blocking.get(str(r), ()))
     return f": it depends on `{at.text(blocked[0][0])}` ({BLOCKING_REASONS.get(blocked[0][1], blocked[0][1])})" if blocked else ""

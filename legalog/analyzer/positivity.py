@@ -20,13 +20,14 @@ the same verdict and the same model.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 if TYPE_CHECKING:  # imported on first use (`_load_z3`)
     import z3
 
+from legalog.ir.fold import fold_constant, int_cast_operand, is_abs, min_max_kind
 from legalog.ir.model import (
     BinOp,
     BoolOp,
@@ -69,13 +70,6 @@ DEFAULT_SEED = 0
 # The key under which the counterexample reports the launch count itself.
 CORE_NUM = "core_num"
 
-# Integer dtypes whose `pl.cast` is treated as the identity (overflow is not modelled).
-_INT_DTYPES = frozenset(
-    {"INDEX", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64"}
-)
-_MIN_MAX = {"pl.min": "min", "min": "min", "pl.max": "max", "max": "max"}
-_ABS = frozenset({"abs", "pl.abs"})
-_CAST = frozenset({"pl.cast"})
 # Shape queries: pure functions of an immutable shape, so equal text means equal value, and a
 # dimension is never negative.
 _DIM_CALLS = frozenset({"pl.tensor.dim", "pl.tile.dim"})
@@ -196,74 +190,6 @@ def _operand_text(e: Expr) -> str:
 
 def _kw_text(k: Keyword) -> str:
     return f"{k.name}={expr_text(k.value)}"
-
-
-# ---------------------------------------------------------------------------- constant folding
-
-
-def _py_floordiv(a: int, b: int) -> int:
-    return a // b
-
-
-def _py_mod(a: int, b: int) -> int:
-    return a % b
-
-
-_FOLD_BINOPS: dict[str, Callable[[int, int], int]] = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-    "//": _py_floordiv,
-    "%": _py_mod,
-}
-
-
-def fold_constant(e: Expr) -> int | None:
-    """The integer value of an expression built only from integer literals, else None.
-
-    Uses Python's own operators, so `//` and `%` floor exactly as PyPTO's DSL does.  A value
-    outside INT64 is no INT64 constant (and a huge one has no decimal text to show): None.
-    """
-    value = _fold(e)
-    return value if value is None or -(2**63) <= value < 2**63 else None
-
-
-def _fold(e: Expr) -> int | None:
-    match e:
-        case Const(value=bool() as v):
-            return int(v)
-        case Const(value=int() as v):
-            return v
-        case UnaryOp(op="-" | "+" as op, operand=x):
-            inner = _fold(x)
-            return None if inner is None else (-inner if op == "-" else inner)
-        case BinOp(op=op, left=l, right=r) if op in _FOLD_BINOPS:
-            a, b = _fold(l), _fold(r)
-            if a is None or b is None or (op in ("//", "%") and b == 0):
-                return None
-            return _FOLD_BINOPS[op](a, b)
-        case Call(func=f, args=args) if f in _MIN_MAX and args:
-            vals = [_fold(a) for a in args]
-            if any(v is None for v in vals):
-                return None
-            return (min if _MIN_MAX[f] == "min" else max)(vals)  # type: ignore[type-var]
-        case Call(func=f, args=(x,)) if f in _ABS:
-            inner = _fold(x)
-            return None if inner is None else abs(inner)
-        case Call(func=f, args=(x, *_)) if f in _CAST and _cast_dtype(e) in _INT_DTYPES:
-            return _fold(x)
-    return None
-
-
-def _cast_dtype(call: Call) -> str | None:
-    """The target dtype's short name (`INT64`) of a `pl.cast`, or None when not spelled out."""
-    dt = call.args[1] if len(call.args) > 1 else call.kwarg("dtype") or call.kwarg("target_type")
-    match dt:
-        case Dotted(path=p):
-            return p.rsplit(".", 1)[-1]
-        case Name(id=i):
-            return i.rsplit(".", 1)[-1]
-    return None
 
 
 # ------------------------------------------------------------------------------------- encoder
@@ -456,13 +382,13 @@ class _Encoder:
         return result
 
     def _call(self, e: Call) -> z3.ExprRef:
-        if e.func in _MIN_MAX and e.args and not e.kwargs:
-            return self._min_max(_MIN_MAX[e.func], [self.int_of(a) for a in e.args])
-        if e.func in _ABS and len(e.args) == 1:
+        if (kind := min_max_kind(e.func)) and e.args and not e.kwargs:
+            return self._min_max(kind, [self.int_of(a) for a in e.args])
+        if is_abs(e.func) and len(e.args) == 1:
             x = self.int_of(e.args[0])
             return z3.If(x >= 0, x, -x)
-        if e.func in _CAST and e.args and _cast_dtype(e) in _INT_DTYPES:
-            return self.int_of(e.args[0])  # identity on integers; wrap-around is not modelled
+        if (operand := int_cast_operand(e)) is not None:
+            return self.int_of(operand)  # identity on integers; wrap-around is not modelled
         if e.func in _DIM_CALLS:
             return self._dim(e)
         return self._opaque(e)
@@ -504,7 +430,7 @@ def _is_opaque_leaf(e: Expr) -> bool:
         case Const():
             return True
         case Call(func=f):
-            return not (f in _MIN_MAX or f in _ABS or f in _CAST or f in _DIM_CALLS)
+            return not (min_max_kind(f) or is_abs(f) or int_cast_operand(e) is not None or f in _DIM_CALLS)
         case BinOp(op=op):
             return op not in ("+", "-", "*", "//", "%", "<<", ">>", "**")
     return isinstance(e, (Opaque, Dotted, Subscript, ListExpr, TupleExpr, DictExpr))
@@ -651,9 +577,9 @@ def _lower_bound(goal: PositivityGoal, e: Expr, seen: set[str]) -> tuple[int, tu
         case BinOp(op="//", left=left, right=right) if (k := fold_constant(right)) is not None and k > 0:
             a = _lower_bound(goal, left, seen)
             return None if a is None else (a[0] // k, a[1])
-        case Call(func=f, args=args) if f in _MIN_MAX and len(args) >= 2:
+        case Call(func=f, args=args) if (kind := min_max_kind(f)) is not None and len(args) >= 2:
             found = [b for x in args if (b := _lower_bound(goal, x, seen)) is not None]
-            if _MIN_MAX[f] == "max":
+            if kind == "max":
                 return _max_bound(found)  # max(a, b) >= a: one bounded argument is enough
             if len(found) < len(args):
                 return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
-from legalog.analyzer.graph import graph_decisions, graph_diagnostics
+from legalog.analyzer.graph import Locator, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import decide_launches
 from legalog.extractor.lower import Lowering, lower, var_name
 from legalog.ir.model import Program
@@ -60,16 +60,21 @@ def verify(
 
 def _graph_findings(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
     found: list[Diagnostic] = []
+    at = Locator(program, lowering, derived)
     for relation, (code, text) in _ASSERTIONS.items():
         for row in derived.sorted(relation):
-            subject = var_name(str(row[1] if relation == "assert_unslotted_arg" else row[0]))
+            launch = relation == "assert_unslotted_arg"  # (launch, scalar): at the launch
+            subject = var_name(str(row[1] if launch else row[0]))
             fn = str(row[0]).split("/", 1)[0]
-            found.append(diagnostic(code, f"verifier: {text.format(v=subject)}", 1, 1, function=fn, subject=subject))
+            span = at.expr_span(str(row[0])) if launch else at.var_span(str(row[0]))
+            found.append(diagnostic(code, f"verifier: {text.format(v=subject)}", span.line, span.col,
+                                    function=fn, subject=subject))  # fmt: skip
     # The pass itself, once more, on its own output: a fixpoint with nothing to reject.
     for d in graph_diagnostics(program, lowering, derived):
         found.append(diagnostic(d.code, f"verifier: {d.message}", d.line, d.column, function=d.function, subject=d.subject))
     for decision in graph_decisions(program, lowering, derived):
         if decision.changes_anything:
+            span = at.function_span(decision.function)
             found.append(diagnostic("GB118", f"verifier: Graph `{decision.function}` still has values to hoist after legalization",
-                                    1, 1, function=decision.function))
+                                    span.line, span.col, function=decision.function))
     return found

@@ -15,15 +15,15 @@ Any error here stops the analysis before the rules run (`pipeline.analyze`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
+from legalog.ir.fold import fold, in_int64
 from legalog.ir.model import Assign, BinOp, Call, Const, Dotted, Function, Program, Span, UnaryOp
 from legalog.ir.transform import walk_stmts
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _LAUNCH_FORMS = ("submit", "spmd_submit")
 _OUTPUT_DIRECTIONS = ("Out", "InOut")
 # `self.call_group(group, ...)` calls a function group of older dumps (corpus/SOURCES.md), not a
@@ -176,45 +176,6 @@ def _cycle(edges: dict[str, list[tuple[str, Call]]], start: str, goal: str, comp
 # --------------------------------------------------------------------------------- integers
 
 
-def _fold(node: object, memo: dict[int, int | None]) -> int | None:
-    """The value PyPTO's parser folds a literal-only integer expression to, or None.  Values
-    are never computed past INT64 (a `2 ** 2 ** 40` stays cheap): an overflow folds to a value
-    just outside the range, which is all the caller needs to know.  `memo` (by node identity)
-    keeps a long literal chain linear."""
-    key = id(node)
-    if key not in memo:
-        memo[key] = _fold_once(node, memo)
-    return memo[key]
-
-
-_OUT_OF_RANGE = INT64_MAX + 1
-_FOLDS: dict[str, Callable[[int, int], int]] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a**b,
-}  # fmt: skip
-
-
-def _fold_once(node: object, memo: dict[int, int | None]) -> int | None:
-    match node:
-        case Const(value=int() as v) if not isinstance(v, bool):
-            return v
-        case UnaryOp(op="-", operand=x):
-            inner = _fold(x, memo)
-            return None if inner is None else -inner
-        case BinOp(op=op, left=left, right=right) if op in _FOLDS:
-            a, b = _fold(left, memo), _fold(right, memo)
-            if a is None or b is None:
-                return None
-            if not (INT64_MIN <= a <= INT64_MAX and INT64_MIN <= b <= INT64_MAX):
-                return _OUT_OF_RANGE
-            if (op in ("//", "%") and b == 0) or (op == "**" and b < 0):
-                return None
-            if op == "**" and abs(a) > 1 and b > 64:
-                return _OUT_OF_RANGE
-            return _FOLDS[op](a, b)
-    return None
-
-
 def _integers(program: Program) -> Iterator[Diagnostic]:
     """An integer constant outside INT64, as written or as PyPTO folds it (`ConstInt` is an
     int64): reported once, at the outermost expression that folds out of range."""
@@ -222,10 +183,10 @@ def _integers(program: Program) -> Iterator[Diagnostic]:
         memo: dict[int, int | None] = {}
         reported: list[Span] = []
         for node in _nodes((fn.params, fn.returns, fn.body)):
-            if not isinstance(node, (Const, BinOp, UnaryOp)) or any(_inside(node.span, r) for r in reported):
+            if not isinstance(node, (Const, BinOp, UnaryOp, Call)) or any(_inside(node.span, r) for r in reported):
                 continue
-            value = _fold(node, memo)
-            if value is not None and not INT64_MIN <= value <= INT64_MAX:
+            value = fold(node, program.prefix, memo)
+            if value is not None and not in_int64(value):
                 reported.append(node.span)
                 yield _at("IR404", node.span, f"an integer constant in `{fn.name}` does not fit INT64 "
                                               "(PyPTO's ConstInt is a 64-bit integer)", fn.name)  # fmt: skip

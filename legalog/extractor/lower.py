@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from legalog.facts.limits import LIMITS
 from legalog.facts.store import FactStore
 from legalog.ir.allocation import bulk_allocation
 from legalog.ir.model import (
@@ -80,6 +81,8 @@ def lower(program: Program, runtime: str = "host_build_graph") -> Lowering:
 def _lower(program: Program, runtime: str) -> Lowering:
     lowering = Lowering(FactStore())
     lowering.facts.add("target_runtime", runtime)
+    for name, value in LIMITS.items():
+        lowering.facts.add("runtime_limit", name, value)
     for function in program.functions:
         _FunctionLowering(program, function, lowering, lowering.facts).run()
     return lowering

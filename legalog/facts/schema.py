@@ -55,7 +55,6 @@ INPUT_RELATIONS: tuple[Relation, ...] = (
     _rel("param_dir", "V Dir:str", "a parameter's direction: In, Out or InOut", f"{GB} Step D"),
     _rel("var_class", "V Class:str", "a variable's type class: tensor, scalar, array, tuple or other", f"{GB} Step A"),
     _rel("var_dtype", "V DType:str", "a scalar's or array's dtype (INDEX, TASK_ID, ...)", f"{GB} Hoistable vs replay-invariant"),
-    _rel("callee_ret_param", "C P:int I:int", "return position P of an orchestration-level callee C names its parameter I, as solved in C's own unit", f"{GB} Prerequisite"),
     _rel("returns", "F Pos:int E", "F's return statement yields expression E at position Pos", f"{GB} Prerequisite"),
     # ---- statements and control structure
     _rel("stmt", "S F Kind:str", "a statement of F: assign, expr, for, while, if, with, return, jump", f"{GB} Step D"),
@@ -91,6 +90,7 @@ INPUT_RELATIONS: tuple[Relation, ...] = (
     _rel("launch_dir", "E I:int Dir:str", "arg_directions entry I of launch E", f"{GB} Step D"),
     _rel("host_access", "E V Kind:str", "host graph construction reads or writes tensor V (tensor.read/write, outside predicates)", f"{GB} Host control tensors"),
     _rel("target_runtime", "R:str", "the runtime the program is compiled for", f"{GB} Step D"),
+    _rel("runtime_limit", "Name:str N:int", "the runtime's limit Name is N (legalog/facts/limits.py)", f"{GB} Step D"),
 )
 
 RELATIONS: dict[str, Relation] = {r.name: r for r in INPUT_RELATIONS}

@@ -41,7 +41,7 @@ from legalog.ir.model import (
     While,
     With,
 )
-from legalog.ir.transform import bound_names, expr_names, substitute, walk_stmts
+from legalog.ir.transform import bindings, bound_names, expr_names, map_bodies, substitute, walk_stmts
 
 # Scopes ConvertToSSA keeps fully transparent (RuntimeScopeStmt); every other `with` is an
 # outlined region whose nested loops never carry a name out for a use after the region.
@@ -449,22 +449,9 @@ def _same_meaning(candidate: Function, meaning: Function, prefix: str) -> bool:
 def _canonical(fn: Function) -> Function:
     """`fn` with every bound name replaced by its binding order: equal iff alpha-equivalent."""
     order: dict[str, str] = {}
-    for name in [p.name for p in fn.params] + _binding_order(fn.body):
+    for name in [p.name for p in fn.params] + bindings(fn.body):
         order.setdefault(name, f"_b{len(order)}")
     return _rename_function(fn, lambda n: order.get(n, n))
-
-
-def _binding_order(body: tuple[Stmt, ...]) -> list[str]:
-    names: list[str] = []
-    for stmt in walk_stmts(body):
-        match stmt:
-            case Assign(targets=targets):
-                names += targets
-            case For(index=index, iter_args=iter_args):
-                names += ([index] if index else []) + list(iter_args)
-            case With(as_name=as_name) if as_name is not None:
-                names.append(as_name)
-    return names
 
 
 def _rename_function(fn: Function, name: Callable[[str], str]) -> Function:
@@ -479,22 +466,19 @@ def _rename_function(fn: Function, name: Callable[[str], str]) -> Function:
 
 
 def _rename_bindings(body: tuple[Stmt, ...], name: Callable[[str], str]) -> tuple[Stmt, ...]:
-    out: list[Stmt] = []
-    for stmt in body:
-        changes: dict[str, object] = {}
-        match stmt:
-            case Assign(targets=targets):
-                changes["targets"] = tuple(name(t) for t in targets)
-            case For(index=index, iter_args=iter_args):
-                changes["index"] = None if index is None else name(index)
-                changes["iter_args"] = tuple(name(a) for a in iter_args)
-            case With(as_name=as_name) if as_name is not None:
-                changes["as_name"] = name(as_name)
-        for attr in ("body", "orelse"):
-            if (nested := getattr(stmt, attr, None)) is not None:
-                changes[attr] = _rename_bindings(nested, name)
-        out.append(replace(stmt, **changes))  # type: ignore[arg-type]
-    return tuple(out)
+    return tuple(map_bodies(_rename_sites(stmt, name), lambda b: _rename_bindings(b, name)) for stmt in body)
+
+
+def _rename_sites(stmt: Stmt, name: Callable[[str], str]) -> Stmt:
+    """`stmt` with the names it binds itself (not those of nested bodies) renamed."""
+    match stmt:
+        case Assign(targets=targets):
+            return replace(stmt, targets=tuple(name(t) for t in targets))
+        case For(index=index, iter_args=iter_args):
+            return replace(stmt, index=None if index is None else name(index), iter_args=tuple(name(a) for a in iter_args))
+        case With(as_name=as_name) if as_name is not None:
+            return replace(stmt, as_name=name(as_name))
+    return stmt
 
 
 # --------------------------------------------------------------------------------------- helpers

@@ -87,7 +87,7 @@ def drop_bindings(body: tuple[Stmt, ...], names: frozenset[str] | set[str]) -> t
         if isinstance(stmt, Assign) and len(stmt.targets) == 1 and stmt.targets[0] in names:
             changed = True
             continue
-        new = _map_bodies(stmt, lambda b: drop_bindings(b, names))
+        new = map_bodies(stmt, lambda b: drop_bindings(b, names))
         changed |= new is not stmt
         out.append(new)
     return tuple(out) if changed else body
@@ -104,13 +104,14 @@ def splice(body: tuple[Stmt, ...], edit: Callable[[Stmt], Iterable[Stmt] | None]
             out.extend(replacement)
             changed = True
             continue
-        new = _map_bodies(stmt, lambda b: splice(b, edit))
+        new = map_bodies(stmt, lambda b: splice(b, edit))
         changed |= new is not stmt
         out.append(new)
     return tuple(out) if changed else body
 
 
-def _map_bodies(stmt: Stmt, fn: Callable[[tuple[Stmt, ...]], tuple[Stmt, ...]]) -> Stmt:
+def map_bodies(stmt: Stmt, fn: Callable[[tuple[Stmt, ...]], tuple[Stmt, ...]]) -> Stmt:
+    """`stmt` with `fn` applied to each of its nested bodies (itself when none changes)."""
     changes: dict[str, Any] = {}  # body fields: every Stmt kind names its own
     for name in _BODY_FIELDS:
         body = getattr(stmt, name, None)
@@ -129,16 +130,23 @@ def walk_stmts(body: tuple[Stmt, ...]) -> Iterable[Stmt]:
             yield from walk_stmts(getattr(stmt, name, ()))
 
 
-def bound_names(body: tuple[Stmt, ...]) -> set[str]:
-    """Every name a body binds (assignment targets, loop variables, `with ... as`)."""
-    names: set[str] = set()
+def bindings(body: tuple[Stmt, ...]) -> list[str]:
+    """Every name a body binds (assignment targets, loop variables, `with ... as`), in binding
+    order: statements pre-order, a loop's index before its iteration arguments."""
+    names: list[str] = []
     for stmt in walk_stmts(body):
-        names.update(getattr(stmt, "targets", ()))
-        names.update(getattr(stmt, "iter_args", ()))
-        for attr in ("index", "as_name"):
-            if (value := getattr(stmt, attr, None)) is not None:
-                names.add(value)
+        names += getattr(stmt, "targets", ())
+        if (index := getattr(stmt, "index", None)) is not None:
+            names.append(index)
+        names += getattr(stmt, "iter_args", ())
+        if (as_name := getattr(stmt, "as_name", None)) is not None:
+            names.append(as_name)
     return names
+
+
+def bound_names(body: tuple[Stmt, ...]) -> set[str]:
+    """Every name a body binds, as a set."""
+    return set(bindings(body))
 
 
 def expr_names(e: Expr) -> set[str]:

@@ -14,6 +14,7 @@ from legalog.analyzer.codes import CODES
 from legalog.analyzer.diagnostics import Diagnostic
 from legalog.analyzer.findings import KeptValue
 from legalog.analyzer.graph import GraphDecision, plain_name, plain_text
+from legalog.facts.limits import GRAPH_MAX_NODES
 from legalog.ir.parser import source_lines as read_lines
 from legalog.ir.printer import print_expr
 from legalog.pipeline import Analysis
@@ -151,9 +152,6 @@ def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str], paint: 
         out.append("  = fix: `legalog fix` applies this rewrite (safe: the verifier re-checks the result)")
     out.append("")
     return "\n".join(out)
-
-
-GRAPH_MAX_NODES = 1024
 
 
 GraphState = Literal["changes", "rejected", "held"]

@@ -275,6 +275,30 @@ def test_fix_many_refuses_one_output(tmp_path: Path) -> None:
     assert diff.returncode == 1 and diff.stdout.count("+++ ") == 2  # changes pending, as `ruff check --diff`
 
 
+def test_fix_many_runs_its_batch_as_check_does(tmp_path: Path) -> None:
+    """`fix` over many dumps takes check's batch options: the cache it names, the executor, the
+    time limit (a file past it is an error, so nothing is written for it)."""
+    cache = tmp_path / "cache"
+    assert run("fix", "--diff", "--cache-dir", str(cache), str(ROW_SHIFT), str(RENAMES)).returncode == 0
+    assert any(p.is_file() for p in cache.rglob("*")), "--cache-dir was not used"
+    dask = run("fix", "--diff", "--executor", "dask", str(ROW_SHIFT), str(RENAMES), env={**os.environ, "LEGALOG_DASK_SCHEDULER": ""})
+    assert dask.returncode == 2 and "--executor dask needs --scheduler" in dask.stderr
+    both = run("fix", "--diff", "--no-cache", "--cache-dir", str(cache), str(ROW_SHIFT), str(RENAMES))
+    assert both.returncode == 2 and "exclude each other" in both.stderr
+
+
+def test_fix_many_honours_the_time_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from legalog.cli import main
+    from tests.robust.test_failures import hang_on
+
+    for src in (ROW_SHIFT, RENAMES):
+        shutil.copy(src, tmp_path / src.name)
+    hang_on(monkeypatch, ROW_SHIFT.name)
+    assert main(["fix", "--in-place", "--no-cache", "--timeout", "0.3", "--jobs", "1", str(tmp_path)]) == 2
+    assert (tmp_path / ROW_SHIFT.name).read_bytes() == ROW_SHIFT.read_bytes()  # past the limit: untouched
+    assert (tmp_path / RENAMES.name).read_bytes() != RENAMES.read_bytes()
+
+
 # ------------------------------------------------------------------------- why --format dot
 
 

@@ -70,10 +70,10 @@ def test_text_summary_and_no_progress_bar_when_piped(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("x = (\n")
     result = run("check", "--jobs", "2", str(tmp_path))
     clean(result)
-    assert "4 files: 1 rewritten, 1 rejected, 1 error" in result.stdout or "4 files:" in result.stdout
     summary = result.stdout.strip().splitlines()
-    assert any(line.startswith("4 files:") and "1 error" in line for line in summary)
-    assert any("GB119: 2" in line for line in summary)
+    # the three examples (row_shift and spmd_counts rewritten, mixed_offsets rejected) and the broken file
+    assert "4 files: 2 rewritten, 1 rejected, 1 error" in summary
+    assert "GB113: 1  GB118: 1  GB119: 2  GB201: 1  PARSE: 1  SP310: 1" in summary
     assert "checking" not in result.stderr  # no progress bar: stderr is not a terminal
 
 
@@ -154,8 +154,16 @@ def test_all_dumps_and_missing_anchor_fallbacks(tmp_path: Path) -> None:
 
 def test_json_validates_against_legalog_schema() -> None:
     schema = json.loads(run("schema").stdout)
-    for src in EXAMPLES.glob("*.py"):
-        jsonschema.validate(json.loads(run("check", "--format", "json", str(src)).stdout), schema)
+    examples = sorted(EXAMPLES.glob("*.py"))
+    reports = [json.loads(run("check", "--format", "json", str(src)).stdout) for src in examples]
+    assert {f["status"] for r in reports for f in r["files"]} == {"rewritten", "rejected"}, "the examples changed"
+    for report in reports:
+        jsonschema.validate(report, schema)
+    # the schema is no blank check: a report with a status legalog never writes is refused
+    bad = json.loads(json.dumps(reports[0]))
+    bad["files"][0]["status"] = "maybe"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
 
 
 def test_sarif_validates_against_the_official_schema(tmp_path: Path) -> None:

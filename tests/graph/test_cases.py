@@ -8,6 +8,8 @@ Each `cases/<name>.py` is a PyPTO dump in the post-outlining printed style (kern
   decorator, the annotation names the `def` line the decorator belongs to (function-level codes
   such as GB102 or GB108 are reported there).  A missing diagnostic fails, and so does an
   unexpected one: every diagnostic the analysis reports must be annotated.
+* `# expect-finding: GB201` above a statement: a finding of the rewrite (GB201-GB204) there.  A
+  case with one such annotation must annotate every finding it has, as with `# expect:`.
 * `# expect-status: rewritten|legal|rejected` anywhere in the header: the file's status.
 * `# expect-runtime: tensormap_and_ringbuffer`: analyse for that runtime instead of
   host_build_graph.
@@ -39,7 +41,7 @@ from legalog.pipeline import analyze
 CASES = Path(__file__).resolve().parent / "cases"
 ACCEPT = os.environ.get("LEGALOG_ACCEPT") == "1"
 
-_EXPECT = re.compile(r"^\s*#\s*expect:\s*(?P<codes>[A-Z]+[0-9]*(?:\s*,\s*[A-Z]+[0-9]*)*)\s*$")
+_EXPECT = re.compile(r"^\s*#\s*expect(?P<finding>-finding)?:\s*(?P<codes>[A-Z]+[0-9]*(?:\s*,\s*[A-Z]+[0-9]*)*)\s*$")
 _STATUS = re.compile(r"^\s*#\s*expect-status:\s*(?P<status>rewritten|legal|rejected)\s*$")
 _RUNTIME = re.compile(r"^\s*#\s*expect-runtime:\s*(?P<runtime>\w+)\s*$")
 
@@ -52,10 +54,15 @@ def expected_path(case: Path) -> Path:
     return case.with_name(case.stem + ".expected.py")
 
 
-def expectations(text: str) -> tuple[Counter[tuple[int, str]], str | None, str]:
-    """(line, code) pairs the annotations demand, the expected status, the runtime."""
+Expected = Counter[tuple[int, str]]
+
+
+def expectations(text: str) -> tuple[Expected, str | None, str, Expected | None]:
+    """(line, code) pairs the annotations demand, the expected status, the runtime, and the
+    findings (None: the case does not annotate its findings)."""
     lines = text.splitlines()
-    wanted: Counter[tuple[int, str]] = Counter()
+    wanted: Expected = Counter()
+    findings: Expected | None = None
     status, runtime = None, "host_build_graph"
     for i, line in enumerate(lines):
         if m := _STATUS.match(line):
@@ -71,9 +78,12 @@ def expectations(text: str) -> tuple[Counter[tuple[int, str]], str | None, str]:
         while target < len(lines) and lines[target].strip().startswith("@"):
             target += 1  # a decorator: the annotation names its `def` line
         assert target < len(lines), f"line {i + 1}: `# expect:` annotates nothing"
+        into = wanted
+        if m.group("finding"):
+            into = findings = Counter() if findings is None else findings
         for code in m.group("codes").split(","):
-            wanted[(target + 1, code.strip())] += 1
-    return wanted, status, runtime
+            into[(target + 1, code.strip())] += 1
+    return wanted, status, runtime, findings
 
 
 def fix_output(path: Path, out: Path, runtime: str) -> tuple[int, str | None]:
@@ -84,7 +94,7 @@ def fix_output(path: Path, out: Path, runtime: str) -> tuple[int, str | None]:
 @pytest.mark.parametrize("case", case_files(), ids=lambda p: p.stem)
 def test_case(case: Path, tmp_path: Path) -> None:
     text = case.read_text(encoding="utf-8")
-    wanted, status, runtime = expectations(text)
+    wanted, status, runtime, findings = expectations(text)
     analysis = analyze(text, str(case), runtime=runtime)
     # GB201-GB204 say what the rewrite changes: the case's expected output holds them
     got = Counter((d.line, d.code) for d in analysis.diagnostics if d not in analysis.findings)
@@ -96,6 +106,8 @@ def test_case(case: Path, tmp_path: Path) -> None:
     )
     if status is not None:
         assert analysis.status == status, detail
+    if findings is not None:
+        assert Counter((f.line, f.code) for f in analysis.findings) == findings, [(f.line, f.code) for f in analysis.findings]
 
     golden = expected_path(case)
     if analysis.status == "rejected":
@@ -128,5 +140,5 @@ def test_case(case: Path, tmp_path: Path) -> None:
 def test_every_case_is_annotated_for_its_status() -> None:
     """A case without `# expect-status:` would let a wrong status through silently."""
     for case in case_files():
-        _, status, _ = expectations(case.read_text(encoding="utf-8"))
+        _, status, _, _ = expectations(case.read_text(encoding="utf-8"))
         assert status is not None, f"{case.name} has no `# expect-status:` line"

@@ -26,7 +26,7 @@ from tests.conftest import CORPUS
 from tests.graph.test_cases import case_files, expected_path
 from tests.oracle.pypto_oracle import PyPTO, Stage, Verdict
 from tests.oracle.subjects import corpus_subjects, golden_subjects, is_task_id_scope_limit, regressions
-from tests.property.test_rewrite_verifies import graph_bodies, program_text
+from tests.rewriter.test_rewrite_verifies import graph_bodies, program_text
 
 A09 = "a09_orch_spmd_counts.spmd_input.py"
 

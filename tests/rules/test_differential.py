@@ -24,10 +24,13 @@ from legalog.rules.language import RuleProgram
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, VERIFIER_RULES
 from tests.conftest import corpus_files
 from tests.ir.strategies import programs
-from tests.property.test_rewrite_verifies import graph_bodies, program_text
+from tests.rewriter.test_rewrite_verifies import graph_bodies, program_text
 
 CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
-GOLDEN = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".expected.py"))
+# the cases whose input reaches the rules: one PyPTO's parser rejects (IR401-IR406) never does,
+# and a recursive call graph would not let pyDatalog finish
+GOLDEN = sorted(p for p in CASES.glob("*.py")
+                if not p.name.endswith(".expected.py") and "# expect: IR40" not in p.read_text(encoding="utf-8"))
 _RUNTIME = re.compile(r"^\s*#\s*expect-runtime:\s*(\w+)\s*$", re.MULTILINE)
 
 

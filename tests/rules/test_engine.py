@@ -144,6 +144,9 @@ def test_recursion_through_aggregate_is_refused() -> None:
         ("a(X) <= (N > 3) & b(X, N)", "before N is bound"),
         ("a(X, True) <= b(X)", "bools"),
         ("(s[X] == sum_(N)) <= b(X, N)", "for_each="),
+        # one aggregate table: what the linter accepts is what the reader and the engines read
+        ("(s[X] == concat_(N, order_by=N, sep=',')) <= b(X, N)", "no clingo counterpart"),
+        ("(s[X] == mean_(N, for_each=N)) <= b(X, N)", "not an aggregate of the rule language"),
         ("a(X) <= b(X, _) & c(_, X)", "wildcard"),
         ("a(X) :- b(X)", "Prolog"),
         ("a(X) <= ~(b(X) & c(X))", "helper predicate"),

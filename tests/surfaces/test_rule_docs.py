@@ -12,9 +12,12 @@ from legalog.surfaces.rule_docs import EXAMPLES, rule_markdown, rule_text
 @pytest.mark.parametrize("code", sorted(CODES))
 def test_every_code_has_its_rule_text(code: str) -> None:
     assert code in EXAMPLES, f"{code} has no before/after in legalog/surfaces/rule_docs.py"
-    text = rule_text(code)
-    assert text.startswith(code) and CODES[code].help in text
-    assert CODES[code].title in rule_markdown(code) or code in rule_markdown(code)
+    info, example = CODES[code], EXAMPLES[code]
+    for text in (rule_text(code), rule_markdown(code)):
+        assert info.title in text and info.help in text and info.note in text, f"{code}: the doc lost part of the table"
+        assert example.before.strip().splitlines()[0].strip() in text, f"{code}: the doc lost its before"
+        assert example.after.strip().splitlines()[0].strip() in text, f"{code}: the doc lost its after"
+    assert rule_text(code).startswith(f"{code} ({info.name}, {info.severity})")
 
 
 def test_no_example_documents_a_code_that_does_not_exist() -> None:

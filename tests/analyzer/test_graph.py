@@ -14,7 +14,7 @@ from legalog.pipeline import analyze
 from legalog.surfaces.render import file_model
 from tests.conftest import CORPUS
 
-CASES = Path(__file__).resolve().parent / "cases"
+CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
 
 
 def graph_json(name: str, function: str = "layer") -> dict:
@@ -203,6 +203,17 @@ def verifier_codes(name: str, suffix: str = ".py") -> set[str]:
 def test_verifier_reports_a_surviving_rename() -> None:
     found = verify(parse((CASES / "a08_rename_chain_collapses.py").read_text(encoding="utf-8")))
     assert {(d.code, d.subject) for d in found if d.code == "GB122"} >= {("GB122", "n__ssa_v0")}
+    # at the rename's own statement, not at 1:1
+    text = (CASES / "a08_rename_chain_collapses.py").read_text(encoding="utf-8").splitlines()
+    [rename] = [d for d in found if d.code == "GB122" and d.subject == "n__ssa_v0"]
+    assert text[rename.line - 1].strip().startswith("n__ssa_v0: pl.Scalar[pl.INDEX] = idx__ssa_v0")
+    assert rename.column == text[rename.line - 1].index("n__ssa_v0") + 1
+
+
+def test_no_verifier_finding_sits_at_one_one() -> None:
+    for name in ("a08_rename_chain_collapses", "b09_mixed_offset_rejected", "c07_view_of_hoisted_alloc_moving"):
+        found = verify(parse((CASES / f"{name}.py").read_text(encoding="utf-8")))
+        assert found and all((d.line, d.column) != (1, 1) for d in found), name
 
 
 def test_verifier_reports_a_moving_window() -> None:

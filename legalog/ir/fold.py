@@ -1,0 +1,140 @@
+"""Constant folding as PyPTO's parser does it: the one place an integer expression built only
+from literals gets its value.
+
+PyPTO folds literal arithmetic (`+ - * // % **`, unary `-`/`+`) and the scalar builtins
+`min`, `max`, `abs` and an integer `cast` into one `ConstInt`, which is an int64.  So the
+checks (`analyzer/wellformed.py`: IR404) and the positivity prover (`analyzer/positivity.py`:
+literal core_num, divisors, loop steps) read the same value: `pl.cast(2**62, pl.INT64) * 4`
+folds to 2**64, which no ConstInt holds.
+
+A value is never computed far past INT64 (`2 ** 2 ** 40` stays cheap): an operation on an
+operand outside INT64, or a power certain to overflow, folds to `OUT_OF_RANGE`, just outside
+the range, which is all a caller needs to know.  The walk is iterative, so a long literal
+chain costs no recursion depth, and a `memo` (by node identity) keeps shared subtrees linear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from legalog.ir.model import BinOp, Call, Const, Dotted, Expr, Name, UnaryOp
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+OUT_OF_RANGE = INT64_MAX + 1
+"""What an expression folds to once an intermediate value leaves INT64."""
+
+# Integer dtypes whose `cast` is the identity on a constant that fits (overflow is IR404's).
+INT_DTYPES = frozenset({"INDEX", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64"})
+
+_BINOPS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b,  # Python's floor division, as PyPTO's DSL floors
+    "%": lambda a, b: a % b,
+    "**": lambda a, b: a**b,
+}
+
+
+def in_int64(value: int) -> bool:
+    return INT64_MIN <= value <= INT64_MAX
+
+
+def min_max_kind(func: str, prefix: str = "pl") -> str | None:
+    """`min` or `max` for a call of that builtin (bare or under the dump's prefix), else None."""
+    for kind in ("min", "max"):
+        if func in (kind, f"{prefix}.{kind}"):
+            return kind
+    return None
+
+
+def is_abs(func: str, prefix: str = "pl") -> bool:
+    return func in ("abs", f"{prefix}.abs")
+
+
+def int_cast_operand(call: Call, prefix: str = "pl") -> Expr | None:
+    """The operand of `cast(x, <integer dtype>)`, which folds and encodes as `x` itself."""
+    if call.func != f"{prefix}.cast" or not call.args:
+        return None
+    dtype = call.args[1] if len(call.args) > 1 else call.kwarg("dtype") or call.kwarg("target_type")
+    match dtype:
+        case Dotted(path=p) | Name(id=p) if p.rsplit(".", 1)[-1] in INT_DTYPES:
+            return call.args[0]
+    return None
+
+
+def _operands(e: Expr, prefix: str) -> Sequence[Expr] | None:
+    """What `e`'s value folds from, or None when `e` is no literal-only integer expression."""
+    match e:
+        case Const(value=int()):  # bool is an int: True folds to 1
+            return ()
+        case UnaryOp(op="-" | "+", operand=x):
+            return (x,)
+        case BinOp(op=op, left=left, right=right) if op in _BINOPS:
+            return (left, right)
+        case Call(func=f, args=args) if args and not e.kwargs and min_max_kind(f, prefix):
+            return args
+        case Call(func=f, args=(x,)) if not e.kwargs and is_abs(f, prefix):
+            return (x,)
+        case Call():
+            inner = int_cast_operand(e, prefix)
+            return None if inner is None else (inner,)
+    return None
+
+
+def _combine(e: Expr, values: list[int], prefix: str) -> int | None:
+    match e:
+        case Const(value=int() as v):
+            return int(v)
+        case UnaryOp(op=op):
+            return -values[0] if op == "-" else values[0]
+        case BinOp(op=op):
+            a, b = values
+            if not (in_int64(a) and in_int64(b)):
+                return OUT_OF_RANGE
+            if (op in ("//", "%") and b == 0) or (op == "**" and b < 0):
+                return None
+            if op == "**" and abs(a) > 1 and b > 64:
+                return OUT_OF_RANGE
+            return _BINOPS[op](a, b)
+        case Call(func=f):
+            if not all(in_int64(v) for v in values):
+                return OUT_OF_RANGE
+            kind = min_max_kind(f, prefix)
+            if kind is not None:
+                return min(values) if kind == "min" else max(values)
+            return abs(values[0]) if is_abs(f, prefix) else values[0]
+    return None
+
+
+def fold(e: Expr, prefix: str = "pl", memo: dict[int, int | None] | None = None) -> int | None:
+    """The value PyPTO folds `e` to (possibly outside INT64, as `OUT_OF_RANGE` or the exact
+    value of a single out-of-range step), or None when `e` is not built from integer literals.
+    `memo` may be shared by the calls over one tree whose nodes stay alive."""
+    memo = {} if memo is None else memo
+    stack = [e]
+    while stack:
+        node = stack[-1]
+        if id(node) in memo:
+            stack.pop()
+            continue
+        operands = _operands(node, prefix)
+        if operands is None:
+            memo[id(node)] = None
+            stack.pop()
+            continue
+        pending = [x for x in operands if id(x) not in memo]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        values = [memo[id(x)] for x in operands]
+        memo[id(node)] = None if None in values else _combine(node, values, prefix)  # type: ignore[arg-type]
+    return memo[id(e)]
+
+
+def fold_constant(e: Expr, prefix: str = "pl") -> int | None:
+    """The INT64 value of a literal-only integer expression, else None (a value outside INT64
+    is no ConstInt, and a huge one has no decimal text to show)."""
+    value = fold(e, prefix)
+    return value if value is not None and in_int64(value) else None

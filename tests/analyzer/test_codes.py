@@ -1,0 +1,95 @@
+"""The code table (legalog/analyzer/codes.py) is the one place a code is declared: every code a
+rule decides names a relation the rules derive, with a message template over that relation's
+columns; every code has a golden fixture and a doc; every runtime limit is read by a rule."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from legalog.analyzer.codes import CODES, CodeInfo
+from legalog.analyzer.graph import GRAPH_CODES
+from legalog.facts.limits import LIMITS
+from legalog.rules.language import RULES_DIR, RuleProgram
+from legalog.rules.programs import PASS_RULES, VERIFIER_RULES
+from legalog.surfaces.rule_docs import EXAMPLES
+from tests.graph.test_cases import case_files
+
+RULES = RuleProgram.load(VERIFIER_RULES)
+PASS = RuleProgram.load(PASS_RULES)
+BOUND = [info for info in CODES.values() if info.relation is not None]
+
+# codes no dump in tests/graph/cases can show, and where each is held instead
+NO_FIXTURE = {
+    "PARSE": "the golden cases are programs every engine and the oracle read: tests/robust/test_inputs.py",
+    "INTERNAL": "a bug in legalog: tests/robust/test_failures.py injects one",
+    "TIMEOUT": "a file past its time limit: tests/robust/test_failures.py",
+    "GB122": "the verifier's, on a rewrite that left a rename: tests/analyzer/test_graph.py",
+}
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("info", BOUND, ids=lambda i: i.code)
+def test_a_bound_code_names_a_derived_relation_of_its_arity(info: CodeInfo) -> None:
+    assert info.relation in RULES.derived, f"{info.code}: no rule derives `{info.relation}`"
+    if not info.message:
+        return
+    assert info.relation in PASS.derived, f"{info.code}: the pass rules do not derive `{info.relation}`"
+    columns = [spec.partition(":")[0] for spec in info.row.split()]
+    arity = next(r.arity for r in RULES.relations.values() if r.name == info.relation)
+    assert len(columns) == arity, f"{info.code}: row {info.row!r} names {len(columns)} columns of {arity}"
+    assert _fields(info.message) <= {*columns, "limit"}, f"{info.code}: the message reads an unknown column"
+    assert {info.at, info.subject} - {None} <= set(columns)
+    kinds = {spec.partition(":")[2] for spec in info.row.split()}
+    assert kinds <= {"", "fn", "expr", "var", "control"}, f"{info.code}: unknown column kind in {info.row!r}"
+    assert info.at is not None or kinds & {"fn", "expr", "var"}, f"{info.code}: nothing locates the finding"
+
+
+def test_the_graph_loop_covers_every_code_with_a_template() -> None:
+    assert [i.code for i in GRAPH_CODES] == [i.code for i in CODES.values() if i.message]
+    assert len(GRAPH_CODES) == 23  # GB101-GB121, HC201, HC202: the loops graph.py once had
+
+
+@pytest.mark.parametrize("name", sorted(LIMITS))
+def test_every_limit_is_read_by_a_rule_and_quoted_by_its_code(name: str) -> None:
+    rule_text = "".join(p.read_text(encoding="utf-8") for p in RULES_DIR.glob("*.pyd"))
+    assert f"runtime_limit('{name}'" in rule_text, f"no rule reads the limit {name}"
+    for info in CODES.values():
+        if info.limit == name:
+            assert str(LIMITS[name]) in info.title, f"{info.code}'s title does not state its limit"
+
+
+def test_no_rule_file_types_a_limit_by_hand() -> None:
+    for path in RULES_DIR.glob("*.pyd"):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.lstrip().startswith("#"):
+                for value in LIMITS.values():
+                    assert not re.search(rf"\b{value}\b", line), f"{path.name}:{n}: the limit {value} typed in a rule"
+
+
+def _fixture_codes() -> set[str]:
+    found: set[str] = set()
+    for case in case_files():
+        for m in re.finditer(r"^\s*#\s*expect(?:-finding)?:\s*(.+)$", case.read_text(encoding="utf-8"), re.M):
+            found |= {c.strip() for c in m.group(1).split(",")}
+    return found
+
+
+@pytest.mark.parametrize("code", sorted(CODES))
+def test_every_code_has_a_fixture_and_a_doc(code: str) -> None:
+    assert code in EXAMPLES, f"{code} has no before/after in legalog/surfaces/rule_docs.py"
+    if code in NO_FIXTURE:
+        assert code not in _fixture_codes(), f"{code} has a fixture now: drop it from NO_FIXTURE"
+        return
+    assert code in _fixture_codes(), f"{code} has no golden case in tests/graph/cases (`# expect: {code}`)"
+
+
+def test_contributing_says_a_code_is_one_table_entry_and_one_rule() -> None:
+    text = (Path(__file__).resolve().parents[2] / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert "legalog/analyzer/codes.py" in text and "one rule" in text

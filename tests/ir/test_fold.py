@@ -1,0 +1,75 @@
+"""The one constant folder (legalog/ir/fold.py), as PyPTO's parser folds: arithmetic, powers,
+min/max/abs and integer casts; INT64 overflow known without computing huge values; the checks
+and the prover read the same value."""
+
+from __future__ import annotations
+
+import pytest
+
+from legalog.analyzer.positivity import PositivityGoal, prove
+from legalog.ir.fold import OUT_OF_RANGE, fold, fold_constant, in_int64
+from legalog.ir.model import BinOp, Call, Const, Dotted, Expr, Name
+from legalog.ir.parser import parse
+from legalog.pipeline import analyze
+
+
+def expr(text: str) -> Expr:
+    """`text` as the parser reads an expression (a binding's value inside a tiny program)."""
+    program = parse("import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n"
+                    f"    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n        x: pl.Scalar[pl.INDEX] = {text}\n"
+                    "        return x\n")  # fmt: skip
+    return program.functions[0].body[0].value  # type: ignore[attr-defined, no-any-return]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("3 + 4 * 5", 23), ("-7 // 2", -4), ("-7 % 3", 2), ("2 ** 10", 1024), ("+5", 5), ("True + 1", 2),
+    ("pl.min(3, 1, 2)", 1), ("pl.max(3, 9)", 9), ("min(4, 2)", 2), ("abs(-6)", 6), ("pl.abs(2 - 9)", 7),
+    ("pl.cast(2 ** 5, pl.INT32)", 32), ("pl.cast(7, dtype=pl.INDEX) * 2", 14),
+])  # fmt: skip
+def test_literal_expressions_fold_as_python_floors_them(text: str, value: int) -> None:
+    assert fold(expr(text)) == value == fold_constant(expr(text))
+
+
+@pytest.mark.parametrize("text", ["n + 1", "1 / 2", "pl.cast(3, pl.FP32)", "4 // 0", "2 ** -1", "pl.min(n, 3)", "pl.tensor.dim(x, 0)"])
+def test_what_is_not_a_literal_integer_expression_does_not_fold(text: str) -> None:
+    assert fold(expr(text)) is None and fold_constant(expr(text)) is None
+
+
+@pytest.mark.parametrize("text", ["pl.cast(2**62, pl.INT64) * 4", "2 ** 63", "2 ** 2 ** 40", "pl.abs(-(2 ** 63) - 1)", "pl.max(2 ** 64, 1)"])
+def test_overflow_is_out_of_int64_without_computing_the_value(text: str) -> None:
+    value = fold(expr(text))
+    assert value is not None and not in_int64(value)
+    assert fold_constant(expr(text)) is None
+
+
+def test_an_operation_on_an_out_of_range_operand_is_out_of_range() -> None:
+    big = BinOp("*", Const(2**63), Const(0))
+    assert fold(big) == OUT_OF_RANGE
+
+
+def test_the_dump_prefix_names_the_builtins() -> None:
+    call = Call("P.min", (Const(4), Const(2)), ())
+    assert fold(call, prefix="P") == 2 and fold(call) is None
+    cast = Call("P.cast", (Const(4), Dotted("P.INT64")), ())
+    assert fold(cast, prefix="P") == 4 and fold(Call("pl.cast", (Const(4), Name("INT8")), ())) == 4
+
+
+def test_a_long_literal_chain_folds_without_recursion() -> None:
+    e: Expr = Const(0)
+    for _ in range(20_000):
+        e = BinOp("+", e, Const(1))
+    assert fold(e) == 20_000
+
+
+def test_the_check_and_the_prover_read_the_same_fold() -> None:
+    """`pl.cast(2**62, ...) * 4` is IR404 (the checks fold the cast too), and a core_num the
+    folder reads as 0 is a literal non-positive launch for the prover."""
+    text = (
+        "import pypto.language as pl\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+        "    def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n"
+        "        x: pl.Scalar[pl.INDEX] = n + pl.cast(2**62, pl.INT64) * 4\n        return x\n"
+    )
+    assert [d.code for d in analyze(text).diagnostics] == ["IR404"]
+    verdict = prove(PositivityGoal(core_num=expr("pl.max(2 ** 0 - 1, pl.min(0, 5))")))
+    assert verdict.outcome == "refuted" and verdict.literal_nonpositive
