@@ -55,6 +55,7 @@ __all__ = [
     "fold_constant",
     "prove",
     "smt2",
+    "value_domain",
 ]
 
 Outcome: TypeAlias = Literal["proven", "refuted", "unknown"]
@@ -99,7 +100,8 @@ class PositivityGoal:
     asserted as equalities with the name kept symbolic, so a range fact about `remaining` still
     applies to `((remaining + 15) // 16) * 4`.  `facts` are the enclosing branch conditions with
     their polarity (True: then-path, False: else-path).  `nonneg` names are known to be >= 0
-    (dynamic dimensions, `pl.tensor.dim` results).
+    (dynamic dimensions, `pl.tensor.dim` results).  `dtypes` are the declared scalar dtypes:
+    a free name ranges over its dtype's values (`value_domain`), as PyPTO's analyzer assumes.
     """
 
     core_num: Expr
@@ -107,6 +109,29 @@ class PositivityGoal:
     facts: Sequence[tuple[Expr, bool]] = ()
     loops: Sequence[LoopRange] = ()
     nonneg: frozenset[str] = frozenset()
+    dtypes: Mapping[str, str] = field(default_factory=dict)
+
+
+# The integer dtypes by bit width, signed and unsigned.
+_SIGNED_BITS = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64}
+_UNSIGNED_BITS = {"UINT8": 8, "UINT16": 16, "UINT32": 32, "UINT64": 64}
+
+
+def value_domain(dtype: str) -> tuple[int | None, int | None]:
+    """The values a scalar of `dtype` can hold, as PyPTO's arith::Analyzer assumes them
+    (None: unbounded on that side).  INDEX is never negative: the analyzer and Simplify rely on
+    it (reference README: "an INDEX scalar is never negative, so it proves m + 1 >= 1").  The
+    fixed-width integers hold what their bits represent (the range const_int_bound.cpp gives a
+    cast to them); BOOL is 0 or 1.  Any other dtype (floats, TASK_ID) adds nothing."""
+    if dtype == "INDEX":
+        return 0, None
+    if dtype == "BOOL":
+        return 0, 1
+    if (bits := _UNSIGNED_BITS.get(dtype)) is not None:
+        return 0, (1 << bits) - 1
+    if (bits := _SIGNED_BITS.get(dtype)) is not None:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return None, None
 
 
 # ------------------------------------------------------------------------------------- output
@@ -283,6 +308,7 @@ class _Encoder:
         self.ctx = ctx
         self.bindings = goal.bindings
         self.nonneg = goal.nonneg
+        self.dtypes = goal.dtypes
         self.assumptions: list[_Assumption] = []
         self.names: dict[str, z3.ArithRef] = {}
         self.free: dict[str, z3.ArithRef] = {}  # display name -> symbol, for counterexamples
@@ -347,11 +373,21 @@ class _Encoder:
             self.assume(f"{name} >= 0", sym >= 0)
         definition = self.bindings.get(name)
         if definition is None or _is_opaque_leaf(definition):
-            # No usable definition: the name itself is the free symbol users recognise.
+            # No usable definition: the name itself is the free symbol users recognise, ranging
+            # over its dtype's values (a bound name takes its definition's value instead).
             self.free[name] = sym
+            self._assume_domain(name, sym)
         else:
             self.assume(f"{name} = {expr_text(definition)}", sym == self.int_of(definition))
         return sym
+
+    def _assume_domain(self, name: str, sym: z3.ArithRef) -> None:
+        dtype = self.dtypes.get(name)
+        low, high = value_domain(dtype) if dtype is not None else (None, None)
+        if low is not None:
+            self.assume(f"{name}: {dtype} >= {low}", sym >= low)
+        if high is not None:
+            self.assume(f"{name}: {dtype} <= {high}", sym <= high)
 
     def _const(self, c: Const) -> z3.ExprRef:
         match c.value:

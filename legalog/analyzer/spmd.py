@@ -1,12 +1,13 @@
 """LegalizeSpmdLaunches, the decisions: prove `core_num >= 1` at every SPMD launch, or guard it.
 
 Spec: seeds/legalize_spmd_launches.en.txt.  For each SPMD launch in an Orchestration (or Opaque)
-function — `pl.spmd_submit(self.k, ...)`, or a call to a `FunctionType.Spmd` function carrying a
-core_num — the goal handed to the Z3 prover (`positivity.prove`) is built from the IR around it:
-the enclosing branch conditions with their polarity, the enclosing loop ranges, the pure scalar
+function — `pl.spmd_submit(self.k, ...)`, or a call carrying a core_num in its attrs whatever the
+callee's FunctionType (PyPTO's pass reads the count off the call) — the goal handed to the Z3
+prover (`positivity.prove`) is built from the IR around it: the enclosing branch conditions with their polarity, the enclosing loop ranges, the pure scalar
 SSA bindings visible at the launch (kept as names, so a range fact about `remaining` still holds
 for `((remaining + 15) // 16) * 4` even after Simplify drops a redundant guard), and the names
-known to be non-negative (module dynamic dimensions, `pl.tensor.dim` results).
+known to be non-negative (module dynamic dimensions, `pl.tensor.dim` results), and the declared
+scalar dtypes, whose value domains (INDEX >= 0, ...) the prover assumes as PyPTO's analyzer does.
 
 * proven                  -> `proven`, nothing to do (runtime-allocated outputs are then fine);
 * literal core_num <= 0   -> `rejected`, SP303 (the DSL parser rejects that spelling);
@@ -300,6 +301,11 @@ def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
     return types
 
 
+def scalar_dtypes(types: Mapping[str, Type]) -> dict[str, str]:
+    """Name -> dtype of every scalar the function declares: the prover's value domains."""
+    return {name: t.dtype for name, t in types.items() if isinstance(t, ScalarType)}
+
+
 def _is_tensor(t: Type | None) -> bool:
     return t is None or (isinstance(t, TensorType) and t.kind == "Tensor")
 
@@ -421,7 +427,7 @@ def _decide_one(
                 target=target, form=form)  # fmt: skip
 
     ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
-    goal = PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg))
+    goal = PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types))
     verdict = prove(goal)
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
@@ -537,14 +543,17 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     derived = evaluate_spmd(lowering, engine)
     found: list[Diagnostic] = []
     contexts: dict[str, dict[int, _Context]] = {}
+    dtypes: dict[str, dict[str, str]] = {}
     for e, f, c, s in derived.sorted("spmd_site"):
         fn, call, stmt = program.function(str(f)), lowering.exprs[str(e)], lowering.stmts[str(s)]
         if fn is None or not isinstance(call, Call) or (count := _core_num(call)) is None:
             continue
         if fn.name not in contexts:
             contexts[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
+            dtypes[fn.name] = scalar_dtypes(_var_types(fn, program.prefix))
         ctx = contexts[fn.name].get(id(stmt)) or _Context({}, (), (), set(program.dynamic_dims))
-        verdict: Verdict = prove(PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg)))
+        goal = PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), dtypes[fn.name])
+        verdict: Verdict = prove(goal)
         if verdict.proven:
             continue
         line, col = call.span.line, call.span.col
