@@ -42,6 +42,7 @@ from legalog.ir.model import (
     TupleExpr,
     UnaryOp,
 )
+from legalog.ir.patterns import is_dim_query, scalar_builtin
 
 __all__ = [
     "CORE_NUM",
@@ -71,12 +72,8 @@ CORE_NUM = "core_num"
 _INT_DTYPES = frozenset(
     {"INDEX", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64"}
 )
-_MIN_MAX = {"pl.min": "min", "min": "min", "pl.max": "max", "max": "max"}
-_ABS = frozenset({"abs", "pl.abs"})
-_CAST = frozenset({"pl.cast"})
-# Shape queries: pure functions of an immutable shape, so equal text means equal value, and a
-# dimension is never negative.
-_DIM_CALLS = frozenset({"pl.tensor.dim", "pl.tile.dim"})
+# The DSL prefix a goal's calls are spelled with when the caller names none (`Program.prefix`).
+DEFAULT_PREFIX = "pl"
 
 
 # ------------------------------------------------------------------------------------- inputs
@@ -110,6 +107,7 @@ class PositivityGoal:
     loops: Sequence[LoopRange] = ()
     nonneg: frozenset[str] = frozenset()
     dtypes: Mapping[str, str] = field(default_factory=dict)
+    prefix: str = DEFAULT_PREFIX  # the dump's DSL prefix: `pl.min`, `pl.cast`, ... (legalog.ir.patterns)
 
 
 # The integer dtypes by bit width, signed and unsigned.
@@ -240,40 +238,41 @@ _FOLD_BINOPS: dict[str, Callable[[int, int], int]] = {
 }
 
 
-def fold_constant(e: Expr) -> int | None:
+def fold_constant(e: Expr, prefix: str = DEFAULT_PREFIX) -> int | None:
     """The integer value of an expression built only from integer literals, else None.
 
     Uses Python's own operators, so `//` and `%` floor exactly as PyPTO's DSL does.  A value
     outside INT64 is no INT64 constant (and a huge one has no decimal text to show): None.
     """
-    value = _fold(e)
+    value = _fold(e, prefix)
     return value if value is None or -(2**63) <= value < 2**63 else None
 
 
-def _fold(e: Expr) -> int | None:
+def _fold(e: Expr, prefix: str) -> int | None:
+    builtin = scalar_builtin(e.func, prefix) if isinstance(e, Call) else None
     match e:
         case Const(value=bool() as v):
             return int(v)
         case Const(value=int() as v):
             return v
         case UnaryOp(op="-" | "+" as op, operand=x):
-            inner = _fold(x)
+            inner = _fold(x, prefix)
             return None if inner is None else (-inner if op == "-" else inner)
         case BinOp(op=op, left=l, right=r) if op in _FOLD_BINOPS:
-            a, b = _fold(l), _fold(r)
+            a, b = _fold(l, prefix), _fold(r, prefix)
             if a is None or b is None or (op in ("//", "%") and b == 0):
                 return None
             return _FOLD_BINOPS[op](a, b)
-        case Call(func=f, args=args) if f in _MIN_MAX and args:
-            vals = [_fold(a) for a in args]
+        case Call(args=args) if builtin in ("min", "max") and args:
+            vals = [_fold(a, prefix) for a in args]
             if any(v is None for v in vals):
                 return None
-            return (min if _MIN_MAX[f] == "min" else max)(vals)  # type: ignore[type-var]
-        case Call(func=f, args=(x,)) if f in _ABS:
-            inner = _fold(x)
+            return (min if builtin == "min" else max)(vals)  # type: ignore[type-var]
+        case Call(args=(x,)) if builtin == "abs":
+            inner = _fold(x, prefix)
             return None if inner is None else abs(inner)
-        case Call(func=f, args=(x, *_)) if f in _CAST and _cast_dtype(e) in _INT_DTYPES:
-            return _fold(x)
+        case Call(args=(x, *_)) if builtin == "cast" and _cast_dtype(e) in _INT_DTYPES:
+            return _fold(x, prefix)
     return None
 
 
@@ -309,6 +308,7 @@ class _Encoder:
         self.bindings = goal.bindings
         self.nonneg = goal.nonneg
         self.dtypes = goal.dtypes
+        self.prefix = goal.prefix
         self.assumptions: list[_Assumption] = []
         self.names: dict[str, z3.ArithRef] = {}
         self.free: dict[str, z3.ArithRef] = {}  # display name -> symbol, for counterexamples
@@ -372,7 +372,7 @@ class _Encoder:
         if name in self.nonneg:
             self.assume(f"{name} >= 0", sym >= 0)
         definition = self.bindings.get(name)
-        if definition is None or _is_opaque_leaf(definition):
+        if definition is None or _is_opaque_leaf(definition, self.prefix):
             # No usable definition: the name itself is the free symbol users recognise, ranging
             # over its dtype's values (a bound name takes its definition's value instead).
             self.free[name] = sym
@@ -412,12 +412,12 @@ class _Encoder:
             case "*":
                 return a * b
             case "//":
-                return self._floordiv(a, b, fold_constant(e.right))
-        return self._mod(a, b, fold_constant(e.right))
+                return self._floordiv(a, b, fold_constant(e.right, self.prefix))
+        return self._mod(a, b, fold_constant(e.right, self.prefix))
 
     def _power_like(self, e: BinOp, a: z3.ArithRef) -> z3.ExprRef:
         """`x << k`, `x >> k`, `x ** k` for a small literal k; anything else is opaque."""
-        k = fold_constant(e.right)
+        k = fold_constant(e.right, self.prefix)
         if k is None or not 0 <= k <= 62:
             return self._opaque(e)
         if e.op == "<<":
@@ -489,14 +489,15 @@ class _Encoder:
         return result
 
     def _call(self, e: Call) -> z3.ExprRef:
-        if e.func in _MIN_MAX and e.args and not e.kwargs:
-            return self._min_max(_MIN_MAX[e.func], [self.int_of(a) for a in e.args])
-        if e.func in _ABS and len(e.args) == 1:
+        builtin = scalar_builtin(e.func, self.prefix)
+        if builtin in ("min", "max") and e.args and not e.kwargs:
+            return self._min_max(builtin, [self.int_of(a) for a in e.args])
+        if builtin == "abs" and len(e.args) == 1:
             x = self.int_of(e.args[0])
             return z3.If(x >= 0, x, -x)
-        if e.func in _CAST and e.args and _cast_dtype(e) in _INT_DTYPES:
+        if builtin == "cast" and e.args and _cast_dtype(e) in _INT_DTYPES:
             return self.int_of(e.args[0])  # identity on integers; wrap-around is not modelled
-        if e.func in _DIM_CALLS:
+        if is_dim_query(e.func, self.prefix):
             return self._dim(e)
         return self._opaque(e)
 
@@ -529,7 +530,7 @@ class _Encoder:
         return sym
 
 
-def _is_opaque_leaf(e: Expr) -> bool:
+def _is_opaque_leaf(e: Expr, prefix: str) -> bool:
     """A definition the encoder cannot look into at all (so equating it adds nothing)."""
     match e:
         case Const(value=int()):
@@ -537,7 +538,7 @@ def _is_opaque_leaf(e: Expr) -> bool:
         case Const():
             return True
         case Call(func=f):
-            return not (f in _MIN_MAX or f in _ABS or f in _CAST or f in _DIM_CALLS)
+            return scalar_builtin(f, prefix) is None and not is_dim_query(f, prefix)
         case BinOp(op=op):
             return op not in ("+", "-", "*", "//", "%", "<<", ">>", "**")
     return isinstance(e, (Opaque, Dotted, Subscript, ListExpr, TupleExpr, DictExpr))
@@ -573,7 +574,7 @@ def _encode_loop(enc: _Encoder, loop: LoopRange) -> None:
     start, stop, step = enc.int_of(loop.start), enc.int_of(loop.stop), enc.int_of(loop.step)
     span = f"{expr_text(loop.start)}, {expr_text(loop.stop)}, {expr_text(loop.step)}"
     label = f"{loop.index} in range({span})"
-    k = fold_constant(loop.step)
+    k = fold_constant(loop.step, enc.prefix)
     if k is None:
         up = z3.And(step > 0, start <= i, i < stop)
         down = z3.And(step < 0, stop < i, i <= start)
@@ -594,7 +595,7 @@ def _solver(ctx: z3.Context, rlimit: int, seed: int) -> z3.Solver:
 
 def prove(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEFAULT_SEED) -> Verdict:
     """Decide `core_num >= 1` under the goal's bindings, facts, loops and non-negative names."""
-    literal = fold_constant(goal.core_num)
+    literal = fold_constant(goal.core_num, goal.prefix)
     if literal is not None:
         return _literal_verdict(literal)
     ctx = z3.Context()

@@ -34,7 +34,7 @@ from typing import Literal
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.analyzer.graph import plain_name
 from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
-from legalog.extractor.lower import LOOP_KINDS, Lowering, loop_bounds, lower, var_name
+from legalog.extractor.lower import Lowering, loop_bounds, lower, var_name
 from legalog.ir.model import (
     Assign,
     BinOp,
@@ -42,7 +42,6 @@ from legalog.ir.model import (
     Call,
     Compare,
     Const,
-    DictExpr,
     Expr,
     For,
     Function,
@@ -59,6 +58,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.patterns import call_target, core_num, is_dim_query, is_yield, loop_kind, scalar_builtin
 from legalog.ir.printer import print_expr
 from legalog.rules.engine import Derived, RuleProgram, evaluate
 
@@ -76,8 +76,6 @@ __all__ = [
 
 LaunchOutcome = Literal["proven", "guarded", "rejected"]
 
-SCALAR_CALLS = frozenset({"pl.min", "pl.max", "min", "max", "abs", "pl.abs", "pl.cast"})
-DIM_CALLS = frozenset({"pl.tensor.dim", "pl.tile.dim"})
 
 
 # ------------------------------------------------------------------------------------ decisions
@@ -200,7 +198,7 @@ class _Context:
     nonneg: set[str]
 
 
-def _is_scalar_arith(e: Expr) -> bool:
+def _is_scalar_arith(e: Expr, prefix: str) -> bool:
     """PyPTO's IsScalarArithmetic: a Var, integer/bool literal, binary or unary expression (PyPTO's
     min/max are binary and cast unary; a call or a tensor read is not)."""
     match e:
@@ -209,11 +207,11 @@ def _is_scalar_arith(e: Expr) -> bool:
         case Const(value=v):
             return isinstance(v, (int, bool))
         case Call(func=f):
-            return f in SCALAR_CALLS
+            return scalar_builtin(f, prefix) is not None
     return False
 
 
-def _scalar_binding(s: Assign) -> bool:
+def _scalar_binding(s: Assign, prefix: str) -> bool:
     if len(s.targets) != 1:
         return False
     if isinstance(s.type, ScalarType):
@@ -221,33 +219,34 @@ def _scalar_binding(s: Assign) -> bool:
     # Printed IR annotates single bindings; a bare one counts only when it is plainly arithmetic.
     if s.type is not None:
         return False
-    return isinstance(s.value, (BinOp, UnaryOp)) or (isinstance(s.value, Call) and s.value.func in SCALAR_CALLS)
+    return isinstance(s.value, (BinOp, UnaryOp)) or (
+        isinstance(s.value, Call) and scalar_builtin(s.value.func, prefix) is not None
+    )
 
 
 def _launch_contexts(fn: Function, prefix: str, dims: tuple[str, ...]) -> dict[int, _Context]:
     """The context at every launch statement of `fn`: id(stmt) -> the scalar bindings visible there,
     the enclosing branch facts, loops, and the non-negative names."""
     out: dict[int, _Context] = {}
-    loop_calls = {f"{prefix}.{k}" for k in LOOP_KINDS}
 
     def block(body: tuple[Stmt, ...], ctx: _Context) -> None:
         for s in body:
             value = getattr(s, "value", None)
-            if isinstance(value, Call) and _core_num(value) is not None:  # snapshot launches only
+            if isinstance(value, Call) and core_num(value) is not None:  # snapshot launches only
                 out[id(s)] = _Context(dict(ctx.bindings), ctx.facts, ctx.loops, set(ctx.nonneg))
             match s:
                 case Assign(targets=(target,), value=value):
-                    if isinstance(value, Call) and value.func in DIM_CALLS:
+                    if isinstance(value, Call) and is_dim_query(value.func, prefix):
                         ctx.nonneg.add(target)
                         ctx.bindings[target] = value
-                    elif _scalar_binding(s) and _is_scalar_arith(value):
+                    elif _scalar_binding(s, prefix) and _is_scalar_arith(value, prefix):
                         ctx.bindings[target] = value
                 case If(cond=cond, body=then, orelse=orelse):
                     block(then, _scoped(ctx, facts=((cond, True),)))
                     block(orelse, _scoped(ctx, facts=((cond, False),)))
                 case For(index=index, iterable=iterable, body=inner):
                     loops: tuple[LoopRange, ...] = ()
-                    if (index is not None and isinstance(iterable, Call) and iterable.func in loop_calls
+                    if (index is not None and isinstance(iterable, Call) and loop_kind(iterable, prefix) not in (None, "while_")
                             and (bounds := loop_bounds(iterable)) is not None):
                         loops = (LoopRange(index, *bounds),)
                     block(inner, _scoped(ctx, loops=loops))
@@ -276,7 +275,7 @@ def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
                 case Assign(targets=targets, type=t, value=value):
                     if t is not None and len(targets) == 1:
                         types[targets[0]] = t
-                    if isinstance(value, Call) and value.func == f"{prefix}.yield_":
+                    if isinstance(value, Call) and is_yield(value, prefix):
                         flows.extend(zip(targets, value.args))
                 case For(iter_args=iter_args, iterable=iterable, body=inner):
                     if isinstance(iterable, Call) and (init := iterable.kwarg("init_values")) is not None:
@@ -320,17 +319,6 @@ def describe(cex: Mapping[str, int]) -> str:
 
 
 # -------------------------------------------------------------------------------------- decide
-
-
-def _core_num(call: Call) -> Expr | None:
-    if (x := call.kwarg("core_num")) is not None:
-        return x
-    attrs = call.kwarg("attrs")
-    return attrs.get("core_num") if isinstance(attrs, DictExpr) else None
-
-
-def _launch_args(call: Call, form: str) -> tuple[Expr, ...]:
-    return call.args[1:] if form != "call" else call.args
 
 
 def _return_count(callee: Function) -> int:
@@ -417,8 +405,10 @@ def _decide_one(
     types: dict[str, Type], facts: _Facts,
 ) -> tuple[LaunchDecision, list[Diagnostic]]:  # fmt: skip
     prefix = program.prefix
-    form = "call" if call.func.startswith("self.") else "spmd_submit"
-    count = _core_num(call)
+    launched = call_target(call, prefix)
+    assert launched is not None  # the rules list launches of program functions only
+    form = launched.form
+    count = core_num(call)
     assert count is not None  # the rules only list launches with a core_num
     count_text = print_expr(count, prefix)
     line, col = call.span.line, call.span.col
@@ -427,7 +417,9 @@ def _decide_one(
                 target=target, form=form)  # fmt: skip
 
     ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
-    goal = PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types))
+    goal = PositivityGoal(
+        count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types), prefix
+    )
     verdict = prove(goal)
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
@@ -438,7 +430,7 @@ def _decide_one(
     diags: list[Diagnostic] = []
     op = callee.name
     # The output contract: every Tensor Out/InOut parameter gets a caller-provided argument.
-    args = _launch_args(call, form)
+    args = launched.arguments(call)
     mapping = map_arguments([p.direction for p in callee.params], len(args))
     arguments: list[Expr | None] = [None] * len(callee.params)
     if mapping is None:
@@ -460,7 +452,7 @@ def _decide_one(
                                        "this launch.", subject=missing[0][0]))
 
     if verdict.literal_nonpositive:
-        value = fold_constant(count)
+        value = fold_constant(count, prefix)
         diags.insert(0, diag("SP303", f"launch '{op}' has a literal non-positive core_num {value}: a zero-block "
                                       "SPMD launch raises an AICPU exception."))
         decision = LaunchDecision(**base, outcome="rejected", counterexample=dict(verdict.counterexample),  # type: ignore[arg-type]
@@ -546,20 +538,22 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     dtypes: dict[str, dict[str, str]] = {}
     for e, f, c, s in derived.sorted("spmd_site"):
         fn, call, stmt = program.function(str(f)), lowering.exprs[str(e)], lowering.stmts[str(s)]
-        if fn is None or not isinstance(call, Call) or (count := _core_num(call)) is None:
+        if fn is None or not isinstance(call, Call) or (count := core_num(call)) is None:
             continue
         if fn.name not in contexts:
             contexts[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
             dtypes[fn.name] = scalar_dtypes(_var_types(fn, program.prefix))
         ctx = contexts[fn.name].get(id(stmt)) or _Context({}, (), (), set(program.dynamic_dims))
-        goal = PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), dtypes[fn.name])
+        goal = PositivityGoal(
+            count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), dtypes[fn.name], program.prefix
+        )
         verdict: Verdict = prove(goal)
         if verdict.proven:
             continue
         line, col = call.span.line, call.span.col
         if verdict.literal_nonpositive:
             found.append(diagnostic("SP303", f"launch '{c}' has a literal non-positive core_num "
-                                             f"{fold_constant(count)}: a zero-block SPMD launch raises an AICPU "
+                                             f"{fold_constant(count, program.prefix)}: a zero-block SPMD launch raises an AICPU "
                                              "exception.", line, col, function=fn.name, subject=str(c)))
             continue
         found.append(Diagnostic(

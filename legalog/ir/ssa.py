@@ -41,6 +41,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.patterns import yielded
 from legalog.ir.transform import bound_names, expr_names, substitute, walk_stmts
 
 # Scopes ConvertToSSA keeps fully transparent (RuntimeScopeStmt); every other `with` is an
@@ -500,12 +501,8 @@ def _rename_bindings(body: tuple[Stmt, ...], name: Callable[[str], str]) -> tupl
 # --------------------------------------------------------------------------------------- helpers
 
 
-def _is_yield(stmt: Stmt, prefix: str) -> bool:
-    return isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.func == f"{prefix}.yield_"
-
-
 def _split_yield(body: tuple[Stmt, ...], prefix: str) -> tuple[tuple[Stmt, ...], Assign | None]:
-    if body and _is_yield(body[-1], prefix):
+    if body and yielded(body[-1], prefix) is not None:
         return body[:-1], body[-1]  # type: ignore[return-value]
     return body, None
 
@@ -582,7 +579,7 @@ def _assigned(body: tuple[Stmt, ...], prefix: str) -> set[str]:
     nested loop indices, at any depth; yields bind loop results and phis, not assignments."""
     names: set[str] = set()
     for stmt in walk_stmts(body):
-        if isinstance(stmt, Assign) and not _is_yield(stmt, prefix):
+        if isinstance(stmt, Assign) and yielded(stmt, prefix) is None:
             names.update(stmt.targets)
         elif isinstance(stmt, For) and stmt.index is not None:
             names.add(stmt.index)
@@ -592,7 +589,7 @@ def _assigned(body: tuple[Stmt, ...], prefix: str) -> set[str]:
 def _rebinds(body: tuple[Stmt, ...], seen: set[str], prefix: str) -> bool:
     for stmt in body:
         match stmt:
-            case Assign(targets=targets) if not _is_yield(stmt, prefix):
+            case Assign(targets=targets) if yielded(stmt, prefix) is None:
                 if any(t in seen for t in targets):
                     return True
                 seen.update(targets)

@@ -57,6 +57,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.patterns import core_num
 
 __all__ = ["guard_launches"]
 
@@ -189,7 +190,7 @@ class _FunctionGuard:
 
     def guard(self, d: LaunchDecision, s: Stmt, call: Call) -> list[Stmt]:
         pl = self.pl
-        count = _core_num(call)
+        count = core_num(call)
         assert count is not None
         prefix: list[Stmt] = []
         if not isinstance(count, (Name, Const)):
@@ -283,13 +284,6 @@ def _children(s: Stmt) -> list[tuple[Stmt, ...]]:
         case If(body=body, orelse=orelse):
             return [body, orelse]
     return []
-
-
-def _core_num(call: Call) -> Expr | None:
-    if (x := call.kwarg("core_num")) is not None:
-        return x
-    attrs = call.kwarg("attrs")
-    return attrs.get("core_num") if isinstance(attrs, DictExpr) else None
 
 
 def _with_core_num(call: Call, count: Expr) -> Call:
