@@ -55,6 +55,7 @@ from legalog.ir.patterns import (
     is_yield,
     loop_kind,
     scalar_builtin,
+    scope_kind,
 )
 from legalog.ir.transform import expr_names
 
@@ -231,7 +232,7 @@ class _FunctionLowering:
                 self.block(body, sid, f"{sid}/body")
                 self.block(orelse, sid, f"{sid}/else")
             case With(context=context, as_name=as_name, body=body):
-                add("scope", sid, context.func if isinstance(context, Call) else "other")
+                add("scope", sid, scope_kind(stmt, self.pl))
                 add("stmt_expr", sid, self.expr(context, sid))
                 if as_name is not None:
                     self.bound.add(as_name)

@@ -28,6 +28,7 @@ __all__ = [
     "is_yield",
     "loop_kind",
     "scalar_builtin",
+    "scope_kind",
     "spmd_scope_count",
     "yielded",
 ]
@@ -136,6 +137,11 @@ def loop_kind(iterable: Expr, prefix: str) -> str | None:
 
 def _scope_op(stmt: With, prefix: str) -> str | None:
     return dsl_op(stmt.context.func, prefix) if isinstance(stmt.context, Call) else None
+
+
+def scope_kind(stmt: With, prefix: str) -> str:
+    """`at`, `spmd`, `scope`, `manual_scope`, ... for `with pl.<kind>(...)`; `other` otherwise."""
+    return _scope_op(stmt, prefix) or "other"
 
 
 def is_kernel_scope(stmt: Stmt, prefix: str) -> bool:

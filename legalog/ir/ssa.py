@@ -101,9 +101,15 @@ def unversion_function(fn: Function, versioned: VersionedFunction, prefix: str) 
     meaning = _canonical(fn)  # what every attempt must version back to, computed once
     for printed in attempts:
         candidate = _rename_function(replace(fn, body=shaped), _spelling(printed))
-        if _same_meaning(candidate, meaning, prefix):
+        # Versioning reads a repeated parameter name as a rebinding, so `def step(off, off)`
+        # would "mean" the SSA function; PyPTO's parser refuses it.  Parameters stay distinct.
+        if _distinct_params(candidate) and _same_meaning(candidate, meaning, prefix):
             return candidate
     return None
+
+
+def _distinct_params(fn: Function) -> bool:
+    return len({p.name for p in fn.params}) == len(fn.params)
 
 
 # ------------------------------------------------------------------------------------ versioning
