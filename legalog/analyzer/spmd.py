@@ -43,6 +43,7 @@ from legalog.ir.model import (
     Compare,
     Const,
     Expr,
+    ExprStmt,
     For,
     Function,
     If,
@@ -58,8 +59,18 @@ from legalog.ir.model import (
     While,
     With,
 )
-from legalog.ir.patterns import call_target, core_num, is_dim_query, is_yield, loop_kind, scalar_builtin
+from legalog.ir.patterns import (
+    call_target,
+    core_num,
+    is_dim_query,
+    is_kernel_scope,
+    is_yield,
+    loop_kind,
+    scalar_builtin,
+    spmd_scope_count,
+)
 from legalog.ir.printer import print_expr
+from legalog.ir.transform import bound_names, expr_names, walk_stmts
 from legalog.rules.engine import Derived, RuleProgram, evaluate
 
 __all__ = [
@@ -109,12 +120,14 @@ class LaunchDecision:
     reason: str = ""
     # What the rewriter needs to find and rebuild the launch:
     target: str | None = None  # the launch's Assign target in `function` (None: expression statement)
-    form: str = "spmd_submit"  # "spmd_submit" or "call"
+    form: str = "spmd_submit"  # "spmd_submit", "call", or "scope" (`with pl.spmd(n):`, frontend dumps)
     tuple_result: bool = True  # the result is a tuple projected by `target[i]`
     slots: tuple[ResultSlot, ...] = ()
     dead_bindings: tuple[str, ...] = ()  # dead projection/alias targets the guard removes
     scratch: tuple[str, ...] = ()  # gm_pipe_buffer_* creates that move into the positive branch
     missing_outputs: tuple[tuple[str, int], ...] = ()  # (callee parameter, zero-based index)
+    # a `with pl.spmd(n)` scope (form "scope"): the names it binds that are read after it, in slot order
+    outputs: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """CONTRACT.md's `launches` entry."""
@@ -232,7 +245,7 @@ def _launch_contexts(fn: Function, prefix: str, dims: tuple[str, ...]) -> dict[i
     def block(body: tuple[Stmt, ...], ctx: _Context) -> None:
         for s in body:
             value = getattr(s, "value", None)
-            if isinstance(value, Call) and core_num(value) is not None:  # snapshot launches only
+            if (isinstance(value, Call) and core_num(value) is not None) or spmd_scope_count(s, prefix) is not None:
                 out[id(s)] = _Context(dict(ctx.bindings), ctx.facts, ctx.loops, set(ctx.nonneg))
             match s:
                 case Assign(targets=(target,), value=value):
@@ -377,7 +390,144 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         )  # fmt: skip
         decisions.append(decision)
         diags.extend(found)
+    for fn in program.functions:
+        for stmt in _spmd_scopes(fn, program.prefix):
+            if fn.name not in by_fn:
+                by_fn[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
+                types_by_fn[fn.name] = _var_types(fn, program.prefix)
+            decision, found = _decide_scope(program, fn, stmt, by_fn[fn.name].get(id(stmt)), types_by_fn[fn.name])
+            decisions.append(decision)
+            diags.extend(found)
+    decisions.sort(key=lambda d: (order.get(d.function, 0), d.line, d.column))
     return SpmdOutcome(tuple(decisions), tuple(sorted(diags, key=lambda d: (order.get(d.function or "", 0), d.sort_key))))
+
+
+# ------------------------------------------------------------------------- `with pl.spmd(n):`
+
+
+def _spmd_scopes(fn: Function, prefix: str) -> list[With]:
+    """The outermost `with pl.spmd(n)` scopes of an Orchestration/Opaque function (a Graph's
+    launches are LegalizeGraphBoundary's; a scope inside another kernel scope is kernel code)."""
+    if fn.type not in ("Orchestration", "Opaque"):
+        return []
+    found: list[With] = []
+
+    def block(body: tuple[Stmt, ...]) -> None:
+        for s in body:
+            if isinstance(s, With) and spmd_scope_count(s, prefix) is not None:
+                found.append(s)
+            elif not is_kernel_scope(s, prefix):
+                for inner in (getattr(s, "body", ()), getattr(s, "orelse", ())):
+                    block(inner)
+
+    block(fn.body)
+    return found
+
+
+def _scope_outputs(fn: Function, scope: With) -> list[str]:
+    """What the scope binds that the function reads outside it, in binding order (SSA: once each)."""
+    inside = bound_names(scope.body) | ({scope.as_name} if scope.as_name else set())
+    ordered = [n for n in _binding_order(scope) if n in inside]
+    outside: set[str] = set()
+    for s in walk_stmts(fn.body):
+        if s is scope or any(s is t for t in walk_stmts(scope.body)):
+            continue
+        outside |= _stmt_reads(s)
+    return [n for n in ordered if n in outside]
+
+
+def _binding_order(scope: With) -> list[str]:
+    names: dict[str, None] = dict.fromkeys([scope.as_name] if scope.as_name else [])
+    for s in walk_stmts(scope.body):
+        names.update(dict.fromkeys(getattr(s, "targets", ())))
+    return list(names)
+
+
+def _stmt_reads(s: Stmt) -> set[str]:
+    """The names one statement reads itself (not its nested bodies)."""
+    match s:
+        case Assign(value=value) | ExprStmt(value=value):
+            return expr_names(value)
+        case For(iterable=iterable):
+            return expr_names(iterable)
+        case While(cond=cond) | If(cond=cond):
+            return expr_names(cond)
+        case With(context=context):
+            return expr_names(context)
+        case Return(values=values):
+            return set().union(*(expr_names(v) for v in values))
+    return set()
+
+
+def _in_place_source(scope: With, name: str, types: Mapping[str, Type]) -> str | None:
+    """The caller's tensor a tensor output writes in place: an argument of its binding that is
+    the same dump variable (`y__ssa_v1 = pl.tile.store(c, [0, 0], y__ssa_v0)`) bound outside."""
+    inside = bound_names(scope.body)
+    for s in walk_stmts(scope.body):
+        if isinstance(s, Assign) and s.targets == (name,) and isinstance(s.value, Call):
+            for arg in s.value.args:
+                if (isinstance(arg, Name) and arg.id not in inside and plain_name(arg.id) == plain_name(name)
+                        and _is_tensor(types.get(arg.id))):
+                    return arg.id
+    return None
+
+
+def _decide_scope(
+    program: Program, fn: Function, scope: With, ctx: _Context | None, types: dict[str, Type]
+) -> tuple[LaunchDecision, list[Diagnostic]]:
+    """A `with pl.spmd(n)` scope is the SPMD launch OutlineClusterScopes makes of it: decided as
+    a launch is.  Its results are what it binds and the function reads after it; a tensor result
+    is preserved by the caller's tensor it writes in place, the scope's TaskId by a dummy task,
+    and anything else cannot be preserved (SP302, "an escaping return that cannot be mapped to
+    an existing Tensor is rejected")."""
+    prefix = program.prefix
+    count = spmd_scope_count(scope, prefix)
+    assert count is not None and isinstance(scope.context, Call)
+    hint = scope.context.kwarg("name_hint")
+    callee = hint.value if isinstance(hint, Const) and isinstance(hint.value, str) else f"{prefix}.spmd"
+    count_text = print_expr(count, prefix)
+    line, col = scope.span.line, scope.span.col
+    ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
+    goal = PositivityGoal(
+        count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types), prefix
+    )
+    verdict = prove(goal)
+    base = dict(function=fn.name, callee=callee, line=line, column=col, core_num=count_text, form="scope")
+    if verdict.proven:
+        return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
+
+    def diag(code: str, message: str, fixable: bool = False) -> Diagnostic:
+        return diagnostic(code, message, line, col, function=fn.name, subject=callee, fixable=fixable)
+
+    if verdict.literal_nonpositive:
+        message = (f"spmd scope '{callee}' has a literal non-positive core_num {fold_constant(count, prefix)}: "
+                   "a zero-block SPMD launch raises an AICPU exception.")  # fmt: skip
+        return LaunchDecision(**base, outcome="rejected", reason=verdict.reason), [diag("SP303", message)]  # type: ignore[arg-type]
+    outputs = _scope_outputs(fn, scope)
+    slots: list[ResultSlot] = []
+    unmapped: list[str] = []
+    for i, name in enumerate(outputs):
+        if name == scope.as_name:
+            slots.append(ResultSlot(i, True, True, None, ScalarType("TASK_ID")))
+            continue
+        source = _in_place_source(scope, name, types)
+        if source is None:
+            unmapped.append(name)
+        slots.append(ResultSlot(i, False, True, source, types.get(name)))
+    if unmapped:
+        listed = ", ".join(f"'{plain_name(n)}'" for n in unmapped)
+        message = (f"spmd scope '{callee}' may have a non-positive core_num `{count_text}`, and {listed} computed "
+                   "inside it is read after it but is no caller tensor the empty path could preserve.")  # fmt: skip
+        decision = LaunchDecision(**base, outcome="rejected", reason=verdict.reason, outputs=tuple(outputs),  # type: ignore[arg-type]
+                                  slots=tuple(slots))  # fmt: skip
+        return decision, [diag("SP302", message)]
+    cex = verdict.counterexample if verdict.outcome == "refuted" else None
+    why = describe(verdict.counterexample) if cex is not None else f"core_num >= 1 is unproven: {verdict.reason}"
+    info = diag("SP310", f"spmd scope '{callee}' may have a non-positive core_num `{count_text}` ({why}); guarded "
+                         "with `if core_num > 0`, the empty path keeps the caller's output tensors.", fixable=True)
+    decision = LaunchDecision(**base, outcome="guarded", counterexample=cex, reason=verdict.reason,  # type: ignore[arg-type]
+                              outputs=tuple(outputs), slots=tuple(slots))  # fmt: skip
+    return decision, [info]
 
 
 def _span_key(lowering: Lowering, e: str) -> tuple[int, int]:
@@ -561,4 +711,14 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
                      "Run LegalizeSpmdLaunches before dependency analysis.",
             line, col, fn.name, str(c), "error", False,
         ))  # fmt: skip
+    for fn in program.functions:
+        for scope in _spmd_scopes(fn, program.prefix):
+            contexts.setdefault(fn.name, _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims)))
+            decision, _ = _decide_scope(program, fn, scope, contexts[fn.name].get(id(scope)), _var_types(fn, program.prefix))
+            if decision.outcome != "proven":
+                found.append(Diagnostic(
+                    "SP310", f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
+                             "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
+                    decision.line, decision.column, fn.name, decision.callee, "error", False,
+                ))  # fmt: skip
     return sorted(found, key=lambda d: d.sort_key)

@@ -84,3 +84,57 @@ def test_a_bound_index_scalar_takes_its_definition() -> None:
     body = "c: pl.Scalar[pl.INDEX] = m - 1\n" + SUBMIT.replace("COUNT", "c + 1")
     (decision,) = analyze(dump("m: pl.Scalar[pl.INDEX]", body), passes=("spmd",)).launches
     assert decision.outcome == "guarded" and decision.counterexample == {"core_num": 0, "m": 0}
+
+
+# ------------------------------------------------------------------- `with pl.spmd(n):` scopes
+
+TILE = "pl.Tile[[64], pl.FP32, pl.Mem.Vec]"
+
+
+def scope_dump(params: str, count: str, after: str = "return y", caller: str = "Orchestration") -> str:
+    body = (
+        f'with pl.spmd({count}, name_hint="rows") as tid:\n'
+        f"    a: {TILE} = pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Vec)\n"
+        f"    y: {T} = pl.tile.store(a, [0], y)\n" + after
+    )
+    lines = "".join(f"        {line}\n" for line in body.splitlines())
+    return (
+        "import pypto.language as pl\n\n@pl.program\nclass S:\n"
+        f"    @pl.function(type=pl.FunctionType.{caller}, level=pl.Level.CHIP, role=pl.Role.Orchestrator)\n"
+        f"    def main(self, x: {T}, y: pl.InOut[{T}], {params}) -> {T}:\n" + lines
+    )
+
+
+def test_a_spmd_scope_is_proven_like_a_launch() -> None:
+    result = analyze(scope_dump("m: pl.Scalar[pl.INDEX]", "m + 1"), passes=("spmd",))
+    assert [(d.form, d.callee, d.outcome) for d in result.launches] == [("scope", "rows", "proven")]
+    assert result.status == "legal"
+
+
+def test_a_spmd_scope_is_guarded_and_its_results_merge() -> None:
+    after = f"with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]):\n    b: {TILE} = pl.tile.load(y, [0], [64], [64], target_memory=pl.Mem.Vec)\nreturn y"
+    result = analyze(scope_dump("n: pl.Scalar[pl.INT32]", "n", after), passes=("spmd",))
+    (decision,) = result.launches
+    assert decision.outcome == "guarded"  # n = 0 (the frontend dump is decided in SSA names)
+    assert sorted(decision.counterexample.values()) == [0, 0]  # type: ignore[union-attr]
+    assert [d.code for d in result.diagnostics] == ["SP310"]
+    text = result.legalized_text()
+    assert text is not None
+    assert "if n__ssa_v0 > 0:" in text or "if n > 0:" in text
+    assert "pl.system.task_dummy(deps=[])" in text  # the scope's TaskId on the empty path
+    again = analyze(text, passes=("spmd",))
+    assert again.status == "legal" and [d.outcome for d in again.launches] == ["proven"]
+
+
+def test_a_scope_value_read_after_it_that_no_tensor_preserves_is_rejected() -> None:
+    after = "c: pl.Scalar[pl.INDEX] = pl.tile.dim(a, 0)\nreturn y"
+    result = analyze(scope_dump("n: pl.Scalar[pl.INT32]", "n", after), passes=("spmd",))
+    assert [d.code for d in result.errors] == ["SP302"]
+
+
+def test_preflight_reports_an_unguarded_spmd_scope() -> None:
+    from legalog.analyzer.spmd import preflight
+    from legalog.ir.parser import parse
+
+    found = preflight(parse(scope_dump("n: pl.Scalar[pl.INT32]", "n")))
+    assert [(d.code, d.severity) for d in found] == [("SP310", "error")]
