@@ -428,11 +428,11 @@ def _scope_outputs(fn: Function, scope: With) -> list[str]:
     """What the scope binds that the function reads outside it, in binding order (SSA: once each)."""
     inside = bound_names(scope.body) | ({scope.as_name} if scope.as_name else set())
     ordered = [n for n in _binding_order(scope) if n in inside]
+    own = {id(scope)} | {id(t) for t in walk_stmts(scope.body)}
     outside: set[str] = set()
     for s in walk_stmts(fn.body):
-        if s is scope or any(s is t for t in walk_stmts(scope.body)):
-            continue
-        outside |= _stmt_reads(s)
+        if id(s) not in own:
+            outside |= _stmt_reads(s)
     return [n for n in ordered if n in outside]
 
 

@@ -74,3 +74,13 @@ def test_a_value_computed_inside_a_kernel_scope_is_not_hoisted() -> None:
     assert result.status == "legal", [d.message for d in result.diagnostics]
     (graph,) = result.graphs
     assert graph.hoisted == () and graph.node_count == 2
+
+
+def test_a_spmd_scope_in_a_graph_is_one_node_and_its_count_must_be_literal() -> None:
+    """`with pl.spmd(4)` holding a `pl.at` scope is one task (outlining makes the inner scope the
+    Spmd function's call); `with pl.spmd(n)` is held to Step D's literal core_num like a launch."""
+    path = HERE / "spmd_scopes_in_graph.py"
+    result = analyze(path.read_text(), str(path), passes=("graph",))
+    (graph,) = result.graphs
+    assert graph.node_count == 2
+    assert [(d.code, d.line) for d in result.errors] == [("GB121", 12)]

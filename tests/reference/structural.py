@@ -42,6 +42,12 @@ def _bound_by(stmt: Stmt) -> list[str]:
     return names
 
 
+# The fields holding a variable's name, per node kind: its uses (`Name.id`) and its bindings.
+_NAMED_FIELDS = {
+    "Name": ("id",), "Param": ("name",), "Assign": ("targets",), "For": ("index", "iter_args"), "With": ("as_name",),
+}  # fmt: skip
+
+
 def _canon(node: Any, names: dict[str, str]) -> Any:
     if isinstance(node, tuple):
         # `pass` is Python's syntax for an empty body; PyPTO's IR has no such statement.
@@ -51,27 +57,32 @@ def _canon(node: Any, names: dict[str, str]) -> Any:
         return ("Opaque", text)
     if not is_dataclass(node) or isinstance(node, type):
         return node
-    if isinstance(node, TensorType):
-        # A type's MemRef (where InitMemRef placed the buffer) takes no part in PyPTO's
-        # structural equality: the pass's loop results share their init value's MemRef where
-        # the printed input named a fresh one (reference README, class 2: not compared).
-        node = replace(node, extras=tuple(e for e in node.extras if not _is_memref(e)))
-    elif isinstance(node, Call):
-        # Keyword arguments are a map in PyPTO's IR (printed in the op's own order), not a sequence.
-        node = replace(node, kwargs=_sorted(node.kwargs))
-    elif isinstance(node, Function) and node.decorator is not None:
-        node = replace(node, decorator=_sorted(node.decorator))  # the function's attributes: a map too
-    elif isinstance(node, Const) and node.dtype == "INDEX" and type(node.value) is int:
-        node = replace(node, dtype=None)  # a bare integer literal is an INDEX constant
+    node = _normalised(node)
+    renamed = _NAMED_FIELDS.get(type(node).__name__, ())
     out: list[Any] = [type(node).__name__]
     for f in fields(node):
         if f.name in _NOT_COMPARED:
             continue
         value = getattr(node, f.name)
-        if f.name in ("id", "name", *_BINDING_FIELDS) and not isinstance(node, (Function,)):
-            value = _rename(value, names) if type(node).__name__ not in ("Keyword",) else value
-        out.append(_canon(value, names))
+        out.append(_rename(value, names) if f.name in renamed else _canon(value, names))
     return tuple(out)
+
+
+def _normalised(node: Any) -> Any:
+    """What PyPTO's IR does not distinguish, made equal."""
+    if isinstance(node, TensorType):
+        # A type's MemRef (where InitMemRef placed the buffer) takes no part in PyPTO's
+        # structural equality: the pass's loop results share their init value's MemRef where
+        # the printed input named a fresh one (reference README, class 2: not compared).
+        return replace(node, extras=tuple(e for e in node.extras if not _is_memref(e)))
+    if isinstance(node, Call):
+        # Keyword arguments are a map in PyPTO's IR (printed in the op's own order), not a sequence.
+        return replace(node, kwargs=_sorted(node.kwargs))
+    if isinstance(node, Function) and node.decorator is not None:
+        return replace(node, decorator=_sorted(node.decorator))  # the function's attributes: a map too
+    if isinstance(node, Const) and node.dtype == "INDEX" and type(node.value) is int:
+        return replace(node, dtype=None)  # a bare integer literal is an INDEX constant
+    return node
 
 
 def _sorted(keywords: tuple[Keyword, ...]) -> tuple[Keyword, ...]:
