@@ -77,7 +77,6 @@ __all__ = [
     "LaunchDecision",
     "ResultSlot",
     "SpmdOutcome",
-    "analyze_spmd",
     "decide_launches",
     "evaluate_spmd",
     "map_arguments",
@@ -163,15 +162,6 @@ def spmd_rules() -> RuleProgram:
 
 def evaluate_spmd(lowering: Lowering, engine: str | None = None) -> Derived:
     return evaluate(spmd_rules(), lowering.facts.as_mapping(), engine)
-
-
-def analyze_spmd(program: Program, runtime: str = "host_build_graph", engine: str | None = None) -> SpmdOutcome:
-    """Lower, evaluate base+spmd, decide."""
-    lowering = lower(program, runtime)
-    return decide_launches(program, lowering, evaluate_spmd(lowering, engine))
-
-
-# ----------------------------------------------------------------------------- argument mapping
 
 
 def map_arguments(directions: list[str], n_args: int) -> list[int | None] | None:
