@@ -324,6 +324,12 @@ class _Versioner:
             self.current[n] = result
         if not carried:
             return replace(stmt, index=index, iterable=iterable, body=new_body + self.own_yield(own_yield, values))
+        if not isinstance(iterable, Call):
+            # `for i in xs:` has no init_values to carry a rebound name in: ConvertToSSA reads
+            # only the DSL's loop calls, so there is no single value to analyse.
+            self.declined.append(Declined(stmt.span, carried[0][0], "is rebound in a loop that is no DSL loop call, "
+                                                                   "so nothing can carry it"))  # fmt: skip
+            return replace(stmt, index=index, iterable=iterable, body=new_body)
         iter_args = stmt.iter_args + tuple(ia for _n, ia, _r, _i in carried)
         iterable = _with_inits(iterable, tuple(init for *_rest, init in carried))
         results = own + tuple(r for _n, _ia, r, _i in carried)
