@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 if TYPE_CHECKING:  # imported on first use (`_load_z3`)
     import z3
 
-from legalog.ir.fold import fold_constant, int_cast_operand, is_abs, min_max_kind
+from legalog.ir.fold import fold_constant, int_cast_operand
 from legalog.ir.model import (
     BinOp,
     BoolOp,
@@ -45,6 +45,7 @@ from legalog.ir.model import (
     TupleExpr,
     UnaryOp,
 )
+from legalog.ir.patterns import is_dim_query, scalar_builtin
 
 __all__ = [
     "CORE_NUM",
@@ -59,6 +60,7 @@ __all__ = [
     "prove",
     "smt2",
     "solve",
+    "value_domain",
 ]
 
 Outcome: TypeAlias = Literal["proven", "refuted", "unknown"]
@@ -70,9 +72,8 @@ DEFAULT_SEED = 0
 # The key under which the counterexample reports the launch count itself.
 CORE_NUM = "core_num"
 
-# Shape queries: pure functions of an immutable shape, so equal text means equal value, and a
-# dimension is never negative.
-_DIM_CALLS = frozenset({"pl.tensor.dim", "pl.tile.dim"})
+# The DSL prefix a goal's calls are spelled with when the caller names none (`Program.prefix`).
+DEFAULT_PREFIX = "pl"
 
 
 # ------------------------------------------------------------------------------------- inputs
@@ -96,7 +97,8 @@ class PositivityGoal:
     asserted as equalities with the name kept symbolic, so a range fact about `remaining` still
     applies to `((remaining + 15) // 16) * 4`.  `facts` are the enclosing branch conditions with
     their polarity (True: then-path, False: else-path).  `nonneg` names are known to be >= 0
-    (dynamic dimensions, `pl.tensor.dim` results).
+    (dynamic dimensions, `pl.tensor.dim` results).  `dtypes` are the declared scalar dtypes:
+    a free name ranges over its dtype's values (`value_domain`), as PyPTO's analyzer assumes.
     """
 
     core_num: Expr
@@ -104,6 +106,30 @@ class PositivityGoal:
     facts: Sequence[tuple[Expr, bool]] = ()
     loops: Sequence[LoopRange] = ()
     nonneg: frozenset[str] = frozenset()
+    dtypes: Mapping[str, str] = field(default_factory=dict)
+    prefix: str = DEFAULT_PREFIX  # the dump's DSL prefix: `pl.min`, `pl.cast`, ... (legalog.ir.patterns)
+
+
+# The integer dtypes by bit width, signed and unsigned.
+_SIGNED_BITS = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64}
+_UNSIGNED_BITS = {"UINT8": 8, "UINT16": 16, "UINT32": 32, "UINT64": 64}
+
+
+def value_domain(dtype: str) -> tuple[int | None, int | None]:
+    """The values a scalar of `dtype` can hold, as PyPTO's arith::Analyzer assumes them
+    (None: unbounded on that side).  INDEX is never negative: the analyzer and Simplify rely on
+    it (reference README: "an INDEX scalar is never negative, so it proves m + 1 >= 1").  The
+    fixed-width integers hold what their bits represent (the range const_int_bound.cpp gives a
+    cast to them); BOOL is 0 or 1.  Any other dtype (floats, TASK_ID) adds nothing."""
+    if dtype == "INDEX":
+        return 0, None
+    if dtype == "BOOL":
+        return 0, 1
+    if (bits := _UNSIGNED_BITS.get(dtype)) is not None:
+        return 0, (1 << bits) - 1
+    if (bits := _SIGNED_BITS.get(dtype)) is not None:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return None, None
 
 
 # ------------------------------------------------------------------------------------- output
@@ -212,6 +238,8 @@ class _Encoder:
         self.ctx = ctx
         self.bindings = goal.bindings
         self.nonneg = goal.nonneg
+        self.dtypes = goal.dtypes
+        self.prefix = goal.prefix
         self.assumptions: list[_Assumption] = []
         self.names: dict[str, z3.ArithRef] = {}
         self.free: dict[str, z3.ArithRef] = {}  # display name -> symbol, for counterexamples
@@ -275,12 +303,22 @@ class _Encoder:
         if name in self.nonneg:
             self.assume(f"{name} >= 0", sym >= 0)
         definition = self.bindings.get(name)
-        if definition is None or _is_opaque_leaf(definition):
-            # No usable definition: the name itself is the free symbol users recognise.
+        if definition is None or _is_opaque_leaf(definition, self.prefix):
+            # No usable definition: the name itself is the free symbol users recognise, ranging
+            # over its dtype's values (a bound name takes its definition's value instead).
             self.free[name] = sym
+            self._assume_domain(name, sym)
         else:
             self.assume(f"{name} = {expr_text(definition)}", sym == self.int_of(definition))
         return sym
+
+    def _assume_domain(self, name: str, sym: z3.ArithRef) -> None:
+        dtype = self.dtypes.get(name)
+        low, high = value_domain(dtype) if dtype is not None else (None, None)
+        if low is not None:
+            self.assume(f"{name}: {dtype} >= {low}", sym >= low)
+        if high is not None:
+            self.assume(f"{name}: {dtype} <= {high}", sym <= high)
 
     def _const(self, c: Const) -> z3.ExprRef:
         match c.value:
@@ -305,12 +343,12 @@ class _Encoder:
             case "*":
                 return a * b
             case "//":
-                return self._floordiv(a, b, fold_constant(e.right))
-        return self._mod(a, b, fold_constant(e.right))
+                return self._floordiv(a, b, fold_constant(e.right, self.prefix))
+        return self._mod(a, b, fold_constant(e.right, self.prefix))
 
     def _power_like(self, e: BinOp, a: z3.ArithRef) -> z3.ExprRef:
         """`x << k`, `x >> k`, `x ** k` for a small literal k; anything else is opaque."""
-        k = fold_constant(e.right)
+        k = fold_constant(e.right, self.prefix)
         if k is None or not 0 <= k <= 62:
             return self._opaque(e)
         if e.op == "<<":
@@ -382,14 +420,15 @@ class _Encoder:
         return result
 
     def _call(self, e: Call) -> z3.ExprRef:
-        if (kind := min_max_kind(e.func)) and e.args and not e.kwargs:
-            return self._min_max(kind, [self.int_of(a) for a in e.args])
-        if is_abs(e.func) and len(e.args) == 1:
+        builtin = scalar_builtin(e.func, self.prefix)
+        if builtin in ("min", "max") and e.args and not e.kwargs:
+            return self._min_max(builtin, [self.int_of(a) for a in e.args])
+        if builtin == "abs" and len(e.args) == 1:
             x = self.int_of(e.args[0])
             return z3.If(x >= 0, x, -x)
-        if (operand := int_cast_operand(e)) is not None:
+        if (operand := int_cast_operand(e, self.prefix)) is not None:
             return self.int_of(operand)  # identity on integers; wrap-around is not modelled
-        if e.func in _DIM_CALLS:
+        if is_dim_query(e.func, self.prefix):
             return self._dim(e)
         return self._opaque(e)
 
@@ -422,7 +461,7 @@ class _Encoder:
         return sym
 
 
-def _is_opaque_leaf(e: Expr) -> bool:
+def _is_opaque_leaf(e: Expr, prefix: str) -> bool:
     """A definition the encoder cannot look into at all (so equating it adds nothing)."""
     match e:
         case Const(value=int()):
@@ -430,7 +469,7 @@ def _is_opaque_leaf(e: Expr) -> bool:
         case Const():
             return True
         case Call(func=f):
-            return not (min_max_kind(f) or is_abs(f) or int_cast_operand(e) is not None or f in _DIM_CALLS)
+            return scalar_builtin(f, prefix) is None and not is_dim_query(f, prefix)
         case BinOp(op=op):
             return op not in ("+", "-", "*", "//", "%", "<<", ">>", "**")
     return isinstance(e, (Opaque, Dotted, Subscript, ListExpr, TupleExpr, DictExpr))
@@ -466,7 +505,7 @@ def _encode_loop(enc: _Encoder, loop: LoopRange) -> None:
     start, stop, step = enc.int_of(loop.start), enc.int_of(loop.stop), enc.int_of(loop.step)
     span = f"{expr_text(loop.start)}, {expr_text(loop.stop)}, {expr_text(loop.step)}"
     label = f"{loop.index} in range({span})"
-    k = fold_constant(loop.step)
+    k = fold_constant(loop.step, enc.prefix)
     if k is None:
         up = z3.And(step > 0, start <= i, i < stop)
         down = z3.And(step < 0, stop < i, i <= start)
@@ -511,7 +550,7 @@ def _goal_key(goal: PositivityGoal) -> tuple[object, ...]:
 
 
 def _decide(goal: PositivityGoal, rlimit: int, seed: int) -> Verdict:
-    literal = fold_constant(goal.core_num)
+    literal = fold_constant(goal.core_num, goal.prefix)
     if literal is not None:
         return _literal_verdict(literal)
     if (bound := _lower_bound(goal, goal.core_num, set())) is not None and bound[0] >= 1:
@@ -564,7 +603,7 @@ def _lower_bound(goal: PositivityGoal, e: Expr, seen: set[str]) -> tuple[int, tu
     bounds, names known non-negative, the bindings they are defined by, and `+`, `*` of
     non-negatives, `//` by a positive literal, min and max over them; with the labels of the
     assumptions it used (as the Z3 encoding names them).  None: no bound this simply."""
-    if (value := fold_constant(e)) is not None:
+    if (value := fold_constant(e, goal.prefix)) is not None:
         return value, ()
     match e:
         case Name(id=name) if name not in seen:
@@ -574,10 +613,10 @@ def _lower_bound(goal: PositivityGoal, e: Expr, seen: set[str]) -> tuple[int, tu
             if a is None or b is None or (op == "*" and (a[0] < 0 or b[0] < 0)):
                 return None
             return (a[0] + b[0] if op == "+" else a[0] * b[0]), a[1] + b[1]
-        case BinOp(op="//", left=left, right=right) if (k := fold_constant(right)) is not None and k > 0:
+        case BinOp(op="//", left=left, right=right) if (k := fold_constant(right, goal.prefix)) is not None and k > 0:
             a = _lower_bound(goal, left, seen)
             return None if a is None else (a[0] // k, a[1])
-        case Call(func=f, args=args) if (kind := min_max_kind(f)) is not None and len(args) >= 2:
+        case Call(func=f, args=args) if (kind := scalar_builtin(f, goal.prefix)) in ("min", "max") and len(args) >= 2:
             found = [b for x in args if (b := _lower_bound(goal, x, seen)) is not None]
             if kind == "max":
                 return _max_bound(found)  # max(a, b) >= a: one bounded argument is enough
@@ -594,7 +633,7 @@ def _max_bound(bounds: list[tuple[int, tuple[str, ...]]]) -> tuple[int, tuple[st
 def _name_bound(goal: PositivityGoal, name: str, seen: set[str]) -> tuple[int, tuple[str, ...]] | None:
     for loop in goal.loops:  # a loop index shadows a stale binding of its name (declare_loop_index)
         if loop.index == name:
-            start, stop, step = fold_constant(loop.start), fold_constant(loop.stop), fold_constant(loop.step)
+            start, stop, step = fold_constant(loop.start, goal.prefix), fold_constant(loop.stop, goal.prefix), fold_constant(loop.step, goal.prefix)
             span = f"{expr_text(loop.start)}, {expr_text(loop.stop)}, {expr_text(loop.step)}"
             label = f"{name} in range({span})"
             if step is not None and step > 0 and start is not None:

@@ -1,12 +1,13 @@
 """LegalizeSpmdLaunches, the decisions: prove `core_num >= 1` at every SPMD launch, or guard it.
 
 Spec: seeds/legalize_spmd_launches.en.txt.  For each SPMD launch in an Orchestration (or Opaque)
-function — `pl.spmd_submit(self.k, ...)`, or a call to a `FunctionType.Spmd` function carrying a
-core_num — the goal handed to the Z3 prover (`positivity.prove`) is built from the IR around it:
-the enclosing branch conditions with their polarity, the enclosing loop ranges, the pure scalar
+function — `pl.spmd_submit(self.k, ...)`, or a call carrying a core_num in its attrs whatever the
+callee's FunctionType (PyPTO's pass reads the count off the call) — the goal handed to the Z3
+prover (`positivity.prove`) is built from the IR around it: the enclosing branch conditions with their polarity, the enclosing loop ranges, the pure scalar
 SSA bindings visible at the launch (kept as names, so a range fact about `remaining` still holds
 for `((remaining + 15) // 16) * 4` even after Simplify drops a redundant guard), and the names
-known to be non-negative (module dynamic dimensions, `pl.tensor.dim` results).
+known to be non-negative (module dynamic dimensions, `pl.tensor.dim` results), and the declared
+scalar dtypes, whose value domains (INDEX >= 0, ...) the prover assumes as PyPTO's analyzer does.
 
 * proven                  -> `proven`, nothing to do (runtime-allocated outputs are then fine);
 * literal core_num <= 0   -> `rejected`, SP303 (the DSL parser rejects that spelling);
@@ -33,7 +34,7 @@ from typing import Literal
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.analyzer.graph import plain_name
 from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
-from legalog.extractor.lower import LOOP_KINDS, Lowering, loop_bounds, lower, var_name
+from legalog.extractor.lower import Lowering, loop_bounds, lower, var_name
 from legalog.ir.model import (
     Assign,
     BinOp,
@@ -41,8 +42,8 @@ from legalog.ir.model import (
     Call,
     Compare,
     Const,
-    DictExpr,
     Expr,
+    ExprStmt,
     For,
     Function,
     If,
@@ -58,14 +59,24 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.patterns import (
+    call_target,
+    core_num,
+    is_dim_query,
+    is_kernel_scope,
+    is_yield,
+    loop_kind,
+    scalar_builtin,
+    spmd_scope_count,
+)
 from legalog.ir.printer import print_expr
+from legalog.ir.transform import bound_names, expr_names, walk_stmts
 from legalog.rules.engine import Derived, RuleProgram, evaluate
 
 __all__ = [
     "LaunchDecision",
     "ResultSlot",
     "SpmdOutcome",
-    "analyze_spmd",
     "decide_launches",
     "evaluate_spmd",
     "map_arguments",
@@ -75,8 +86,6 @@ __all__ = [
 
 LaunchOutcome = Literal["proven", "guarded", "rejected"]
 
-SCALAR_CALLS = frozenset({"pl.min", "pl.max", "min", "max", "abs", "pl.abs", "pl.cast"})
-DIM_CALLS = frozenset({"pl.tensor.dim", "pl.tile.dim"})
 
 
 # ------------------------------------------------------------------------------------ decisions
@@ -110,12 +119,14 @@ class LaunchDecision:
     reason: str = ""
     # What the rewriter needs to find and rebuild the launch:
     target: str | None = None  # the launch's Assign target in `function` (None: expression statement)
-    form: str = "spmd_submit"  # "spmd_submit" or "call"
+    form: str = "spmd_submit"  # "spmd_submit", "call", or "scope" (`with pl.spmd(n):`, frontend dumps)
     tuple_result: bool = True  # the result is a tuple projected by `target[i]`
     slots: tuple[ResultSlot, ...] = ()
     dead_bindings: tuple[str, ...] = ()  # dead projection/alias targets the guard removes
     scratch: tuple[str, ...] = ()  # gm_pipe_buffer_* creates that move into the positive branch
     missing_outputs: tuple[tuple[str, int], ...] = ()  # (callee parameter, zero-based index)
+    # a `with pl.spmd(n)` scope (form "scope"): the names it binds that are read after it, in slot order
+    outputs: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """CONTRACT.md's `launches` entry."""
@@ -151,15 +162,6 @@ def spmd_rules() -> RuleProgram:
 
 def evaluate_spmd(lowering: Lowering, engine: str | None = None) -> Derived:
     return evaluate(spmd_rules(), lowering.facts.as_mapping(), engine)
-
-
-def analyze_spmd(program: Program, runtime: str = "host_build_graph", engine: str | None = None) -> SpmdOutcome:
-    """Lower, evaluate base+spmd, decide."""
-    lowering = lower(program, runtime)
-    return decide_launches(program, lowering, evaluate_spmd(lowering, engine))
-
-
-# ----------------------------------------------------------------------------- argument mapping
 
 
 def map_arguments(directions: list[str], n_args: int) -> list[int | None] | None:
@@ -199,7 +201,7 @@ class _Context:
     nonneg: set[str]
 
 
-def _is_scalar_arith(e: Expr) -> bool:
+def _is_scalar_arith(e: Expr, prefix: str) -> bool:
     """PyPTO's IsScalarArithmetic: a Var, integer/bool literal, binary or unary expression (PyPTO's
     min/max are binary and cast unary; a call or a tensor read is not)."""
     match e:
@@ -208,11 +210,11 @@ def _is_scalar_arith(e: Expr) -> bool:
         case Const(value=v):
             return isinstance(v, (int, bool))
         case Call(func=f):
-            return f in SCALAR_CALLS
+            return scalar_builtin(f, prefix) is not None
     return False
 
 
-def _scalar_binding(s: Assign) -> bool:
+def _scalar_binding(s: Assign, prefix: str) -> bool:
     if len(s.targets) != 1:
         return False
     if isinstance(s.type, ScalarType):
@@ -220,33 +222,34 @@ def _scalar_binding(s: Assign) -> bool:
     # Printed IR annotates single bindings; a bare one counts only when it is plainly arithmetic.
     if s.type is not None:
         return False
-    return isinstance(s.value, (BinOp, UnaryOp)) or (isinstance(s.value, Call) and s.value.func in SCALAR_CALLS)
+    return isinstance(s.value, (BinOp, UnaryOp)) or (
+        isinstance(s.value, Call) and scalar_builtin(s.value.func, prefix) is not None
+    )
 
 
 def _launch_contexts(fn: Function, prefix: str, dims: tuple[str, ...]) -> dict[int, _Context]:
     """The context at every launch statement of `fn`: id(stmt) -> the scalar bindings visible there,
     the enclosing branch facts, loops, and the non-negative names."""
     out: dict[int, _Context] = {}
-    loop_calls = {f"{prefix}.{k}" for k in LOOP_KINDS}
 
     def block(body: tuple[Stmt, ...], ctx: _Context) -> None:
         for s in body:
             value = getattr(s, "value", None)
-            if isinstance(value, Call) and _core_num(value) is not None:  # snapshot launches only
+            if (isinstance(value, Call) and core_num(value) is not None) or spmd_scope_count(s, prefix) is not None:
                 out[id(s)] = _Context(dict(ctx.bindings), ctx.facts, ctx.loops, set(ctx.nonneg))
             match s:
                 case Assign(targets=(target,), value=value):
-                    if isinstance(value, Call) and value.func in DIM_CALLS:
+                    if isinstance(value, Call) and is_dim_query(value.func, prefix):
                         ctx.nonneg.add(target)
                         ctx.bindings[target] = value
-                    elif _scalar_binding(s) and _is_scalar_arith(value):
+                    elif _scalar_binding(s, prefix) and _is_scalar_arith(value, prefix):
                         ctx.bindings[target] = value
                 case If(cond=cond, body=then, orelse=orelse):
                     block(then, _scoped(ctx, facts=((cond, True),)))
                     block(orelse, _scoped(ctx, facts=((cond, False),)))
                 case For(index=index, iterable=iterable, body=inner):
                     loops: tuple[LoopRange, ...] = ()
-                    if (index is not None and isinstance(iterable, Call) and iterable.func in loop_calls
+                    if (index is not None and isinstance(iterable, Call) and loop_kind(iterable, prefix) not in (None, "while_")
                             and (bounds := loop_bounds(iterable)) is not None):
                         loops = (LoopRange(index, *bounds),)
                     block(inner, _scoped(ctx, loops=loops))
@@ -275,7 +278,7 @@ def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
                 case Assign(targets=targets, type=t, value=value):
                     if t is not None and len(targets) == 1:
                         types[targets[0]] = t
-                    if isinstance(value, Call) and value.func == f"{prefix}.yield_":
+                    if isinstance(value, Call) and is_yield(value, prefix):
                         flows.extend(zip(targets, value.args))
                 case For(iter_args=iter_args, iterable=iterable, body=inner):
                     if isinstance(iterable, Call) and (init := iterable.kwarg("init_values")) is not None:
@@ -300,6 +303,11 @@ def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
     return types
 
 
+def scalar_dtypes(types: Mapping[str, Type]) -> dict[str, str]:
+    """Name -> dtype of every scalar the function declares: the prover's value domains."""
+    return {name: t.dtype for name, t in types.items() if isinstance(t, ScalarType)}
+
+
 def _is_tensor(t: Type | None) -> bool:
     return t is None or (isinstance(t, TensorType) and t.kind == "Tensor")
 
@@ -314,17 +322,6 @@ def describe(cex: Mapping[str, int]) -> str:
 
 
 # -------------------------------------------------------------------------------------- decide
-
-
-def _core_num(call: Call) -> Expr | None:
-    if (x := call.kwarg("core_num")) is not None:
-        return x
-    attrs = call.kwarg("attrs")
-    return attrs.get("core_num") if isinstance(attrs, DictExpr) else None
-
-
-def _launch_args(call: Call, form: str) -> tuple[Expr, ...]:
-    return call.args[1:] if form != "call" else call.args
 
 
 def _return_count(callee: Function) -> int:
@@ -383,7 +380,144 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         )  # fmt: skip
         decisions.append(decision)
         diags.extend(found)
+    for fn in program.functions:
+        for stmt in _spmd_scopes(fn, program.prefix):
+            if fn.name not in by_fn:
+                by_fn[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
+                types_by_fn[fn.name] = _var_types(fn, program.prefix)
+            decision, found = _decide_scope(program, fn, stmt, by_fn[fn.name].get(id(stmt)), types_by_fn[fn.name])
+            decisions.append(decision)
+            diags.extend(found)
+    decisions.sort(key=lambda d: (order.get(d.function, 0), d.line, d.column))
     return SpmdOutcome(tuple(decisions), tuple(sorted(diags, key=lambda d: (order.get(d.function or "", 0), d.sort_key))))
+
+
+# ------------------------------------------------------------------------- `with pl.spmd(n):`
+
+
+def _spmd_scopes(fn: Function, prefix: str) -> list[With]:
+    """The outermost `with pl.spmd(n)` scopes of an Orchestration/Opaque function (a Graph's
+    launches are LegalizeGraphBoundary's; a scope inside another kernel scope is kernel code)."""
+    if fn.type not in ("Orchestration", "Opaque"):
+        return []
+    found: list[With] = []
+
+    def block(body: tuple[Stmt, ...]) -> None:
+        for s in body:
+            if isinstance(s, With) and spmd_scope_count(s, prefix) is not None:
+                found.append(s)
+            elif not is_kernel_scope(s, prefix):
+                for inner in (getattr(s, "body", ()), getattr(s, "orelse", ())):
+                    block(inner)
+
+    block(fn.body)
+    return found
+
+
+def _scope_outputs(fn: Function, scope: With) -> list[str]:
+    """What the scope binds that the function reads outside it, in binding order (SSA: once each)."""
+    inside = bound_names(scope.body) | ({scope.as_name} if scope.as_name else set())
+    ordered = [n for n in _binding_order(scope) if n in inside]
+    own = {id(scope)} | {id(t) for t in walk_stmts(scope.body)}
+    outside: set[str] = set()
+    for s in walk_stmts(fn.body):
+        if id(s) not in own:
+            outside |= _stmt_reads(s)
+    return [n for n in ordered if n in outside]
+
+
+def _binding_order(scope: With) -> list[str]:
+    names: dict[str, None] = dict.fromkeys([scope.as_name] if scope.as_name else [])
+    for s in walk_stmts(scope.body):
+        names.update(dict.fromkeys(getattr(s, "targets", ())))
+    return list(names)
+
+
+def _stmt_reads(s: Stmt) -> set[str]:
+    """The names one statement reads itself (not its nested bodies)."""
+    match s:
+        case Assign(value=value) | ExprStmt(value=value):
+            return expr_names(value)
+        case For(iterable=iterable):
+            return expr_names(iterable)
+        case While(cond=cond) | If(cond=cond):
+            return expr_names(cond)
+        case With(context=context):
+            return expr_names(context)
+        case Return(values=values):
+            return set().union(*(expr_names(v) for v in values))
+    return set()
+
+
+def _in_place_source(scope: With, name: str, types: Mapping[str, Type]) -> str | None:
+    """The caller's tensor a tensor output writes in place: an argument of its binding that is
+    the same dump variable (`y__ssa_v1 = pl.tile.store(c, [0, 0], y__ssa_v0)`) bound outside."""
+    inside = bound_names(scope.body)
+    for s in walk_stmts(scope.body):
+        if isinstance(s, Assign) and s.targets == (name,) and isinstance(s.value, Call):
+            for arg in s.value.args:
+                if (isinstance(arg, Name) and arg.id not in inside and plain_name(arg.id) == plain_name(name)
+                        and _is_tensor(types.get(arg.id))):
+                    return arg.id
+    return None
+
+
+def _decide_scope(
+    program: Program, fn: Function, scope: With, ctx: _Context | None, types: dict[str, Type]
+) -> tuple[LaunchDecision, list[Diagnostic]]:
+    """A `with pl.spmd(n)` scope is the SPMD launch OutlineClusterScopes makes of it: decided as
+    a launch is.  Its results are what it binds and the function reads after it; a tensor result
+    is preserved by the caller's tensor it writes in place, the scope's TaskId by a dummy task,
+    and anything else cannot be preserved (SP302, "an escaping return that cannot be mapped to
+    an existing Tensor is rejected")."""
+    prefix = program.prefix
+    count = spmd_scope_count(scope, prefix)
+    assert count is not None and isinstance(scope.context, Call)
+    hint = scope.context.kwarg("name_hint")
+    callee = hint.value if isinstance(hint, Const) and isinstance(hint.value, str) else f"{prefix}.spmd"
+    count_text = print_expr(count, prefix)
+    line, col = scope.span.line, scope.span.col
+    ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
+    goal = PositivityGoal(
+        count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types), prefix
+    )
+    verdict = prove(goal)
+    base = dict(function=fn.name, callee=callee, line=line, column=col, core_num=count_text, form="scope")
+    if verdict.proven:
+        return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
+
+    def diag(code: str, message: str, fixable: bool = False) -> Diagnostic:
+        return diagnostic(code, message, line, col, function=fn.name, subject=callee, fixable=fixable)
+
+    if verdict.literal_nonpositive:
+        message = (f"spmd scope '{callee}' has a literal non-positive core_num {fold_constant(count, prefix)}: "
+                   "a zero-block SPMD launch raises an AICPU exception.")  # fmt: skip
+        return LaunchDecision(**base, outcome="rejected", reason=verdict.reason), [diag("SP303", message)]  # type: ignore[arg-type]
+    outputs = _scope_outputs(fn, scope)
+    slots: list[ResultSlot] = []
+    unmapped: list[str] = []
+    for i, name in enumerate(outputs):
+        if name == scope.as_name:
+            slots.append(ResultSlot(i, True, True, None, ScalarType("TASK_ID")))
+            continue
+        source = _in_place_source(scope, name, types)
+        if source is None:
+            unmapped.append(name)
+        slots.append(ResultSlot(i, False, True, source, types.get(name)))
+    if unmapped:
+        listed = ", ".join(f"'{plain_name(n)}'" for n in unmapped)
+        message = (f"spmd scope '{callee}' may have a non-positive core_num `{count_text}`, and {listed} computed "
+                   "inside it is read after it but is no caller tensor the empty path could preserve.")  # fmt: skip
+        decision = LaunchDecision(**base, outcome="rejected", reason=verdict.reason, outputs=tuple(outputs),  # type: ignore[arg-type]
+                                  slots=tuple(slots))  # fmt: skip
+        return decision, [diag("SP302", message)]
+    cex = verdict.counterexample if verdict.outcome == "refuted" else None
+    why = describe(verdict.counterexample) if cex is not None else f"core_num >= 1 is unproven: {verdict.reason}"
+    info = diag("SP310", f"spmd scope '{callee}' may have a non-positive core_num `{count_text}` ({why}); guarded "
+                         "with `if core_num > 0`, the empty path keeps the caller's output tensors.", fixable=True)
+    decision = LaunchDecision(**base, outcome="guarded", counterexample=cex, reason=verdict.reason,  # type: ignore[arg-type]
+                              outputs=tuple(outputs), slots=tuple(slots))  # fmt: skip
+    return decision, [info]
 
 
 def _span_key(lowering: Lowering, e: str) -> tuple[int, int]:
@@ -411,8 +545,10 @@ def _decide_one(
     types: dict[str, Type], facts: _Facts,
 ) -> tuple[LaunchDecision, list[Diagnostic]]:  # fmt: skip
     prefix = program.prefix
-    form = "call" if call.func.startswith("self.") else "spmd_submit"
-    count = _core_num(call)
+    launched = call_target(call, prefix)
+    assert launched is not None  # the rules list launches of program functions only
+    form = launched.form
+    count = core_num(call)
     assert count is not None  # the rules only list launches with a core_num
     count_text = print_expr(count, prefix)
     line, col = call.span.line, call.span.col
@@ -421,7 +557,9 @@ def _decide_one(
                 target=target, form=form)  # fmt: skip
 
     ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
-    goal = PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg))
+    goal = PositivityGoal(
+        count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types), prefix
+    )
     verdict = prove(goal)
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
@@ -432,7 +570,7 @@ def _decide_one(
     diags: list[Diagnostic] = []
     op = callee.name
     # The output contract: every Tensor Out/InOut parameter gets a caller-provided argument.
-    args = _launch_args(call, form)
+    args = launched.arguments(call)
     mapping = map_arguments([p.direction for p in callee.params], len(args))
     arguments: list[Expr | None] = [None] * len(callee.params)
     if mapping is None:
@@ -454,7 +592,7 @@ def _decide_one(
                                        "this launch.", subject=missing[0][0]))
 
     if verdict.literal_nonpositive:
-        value = fold_constant(count)
+        value = fold_constant(count, prefix)
         diags.insert(0, diag("SP303", f"launch '{op}' has a literal non-positive core_num {value}: a zero-block "
                                       "SPMD launch raises an AICPU exception."))
         decision = LaunchDecision(**base, outcome="rejected", counterexample=dict(verdict.counterexample),  # type: ignore[arg-type]
@@ -537,20 +675,25 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     derived = evaluate_spmd(lowering, engine)
     found: list[Diagnostic] = []
     contexts: dict[str, dict[int, _Context]] = {}
+    dtypes: dict[str, dict[str, str]] = {}
     for e, f, c, s in derived.sorted("spmd_site"):
         fn, call, stmt = program.function(str(f)), lowering.exprs[str(e)], lowering.stmts[str(s)]
-        if fn is None or not isinstance(call, Call) or (count := _core_num(call)) is None:
+        if fn is None or not isinstance(call, Call) or (count := core_num(call)) is None:
             continue
         if fn.name not in contexts:
             contexts[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
+            dtypes[fn.name] = scalar_dtypes(_var_types(fn, program.prefix))
         ctx = contexts[fn.name].get(id(stmt)) or _Context({}, (), (), set(program.dynamic_dims))
-        verdict: Verdict = prove(PositivityGoal(count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg)))
+        goal = PositivityGoal(
+            count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), dtypes[fn.name], program.prefix
+        )
+        verdict: Verdict = prove(goal)
         if verdict.proven:
             continue
         line, col = call.span.line, call.span.col
         if verdict.literal_nonpositive:
             found.append(diagnostic("SP303", f"launch '{c}' has a literal non-positive core_num "
-                                             f"{fold_constant(count)}: a zero-block SPMD launch raises an AICPU "
+                                             f"{fold_constant(count, program.prefix)}: a zero-block SPMD launch raises an AICPU "
                                              "exception.", line, col, function=fn.name, subject=str(c)))
             continue
         found.append(Diagnostic(
@@ -558,4 +701,14 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
                      "Run LegalizeSpmdLaunches before dependency analysis.",
             line, col, fn.name, str(c), "error", False,
         ))  # fmt: skip
+    for fn in program.functions:
+        for scope in _spmd_scopes(fn, program.prefix):
+            contexts.setdefault(fn.name, _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims)))
+            decision, _ = _decide_scope(program, fn, scope, contexts[fn.name].get(id(scope)), _var_types(fn, program.prefix))
+            if decision.outcome != "proven":
+                found.append(Diagnostic(
+                    "SP310", f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
+                             "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
+                    decision.line, decision.column, fn.name, decision.callee, "error", False,
+                ))  # fmt: skip
     return sorted(found, key=lambda d: d.sort_key)

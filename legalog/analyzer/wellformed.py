@@ -21,14 +21,11 @@ from dataclasses import fields, is_dataclass
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
 from legalog.ir.fold import fold, in_int64
-from legalog.ir.model import Assign, BinOp, Call, Const, Dotted, Function, Program, Span, UnaryOp
+from legalog.ir.model import Assign, BinOp, Call, Const, Function, Program, Span, UnaryOp
+from legalog.ir.patterns import call_target, is_yield
 from legalog.ir.transform import walk_stmts
 
-_LAUNCH_FORMS = ("submit", "spmd_submit")
 _OUTPUT_DIRECTIONS = ("Out", "InOut")
-# `self.call_group(group, ...)` calls a function group of older dumps (corpus/SOURCES.md), not a
-# function named `call_group`
-_SELF_BUILTINS = frozenset({"call_group"})
 
 
 def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
@@ -65,22 +62,11 @@ def _child_fields(kind: type[object]) -> tuple[str, ...] | None:
     return tuple(f.name for f in fields(kind) if f.name not in ("span", "comments"))
 
 
-def _callee(call: Call, prefix: str) -> tuple[str, str] | None:
-    """(callee, form) of a call to a program function: `self.f(...)` is a call, and
-    `pl.submit(self.f, ...)` / `pl.spmd_submit(self.f, ...)` a launch."""
-    if call.func.startswith("self.") and call.func[5:] not in _SELF_BUILTINS:
-        return call.func[5:], "call"
-    form = call.func.removeprefix(f"{prefix}.")
-    if form in _LAUNCH_FORMS and call.args and isinstance(call.args[0], Dotted) and call.args[0].path.startswith("self."):
-        return call.args[0].path[5:], form
-    return None
-
-
 def call_sites(program: Program, fn: Function) -> Iterator[tuple[Call, str, str]]:
     """(call, callee, form) for every call or launch of a program function in `fn`."""
     for node in _nodes(fn.body):
-        if isinstance(node, Call) and (found := _callee(node, program.prefix)) is not None:
-            yield node, *found
+        if isinstance(node, Call) and (target := call_target(node, program.prefix)) is not None:
+            yield node, target.callee, target.form
 
 
 def _at(code: str, span: Span, message: str, function: str, subject: str | None = None) -> Diagnostic:
@@ -203,13 +189,12 @@ def _unannotated(program: Program) -> Iterator[Diagnostic]:
     """A Graph binding without a type: Step A-C would need its type for the new parameter, and a
     value the pass cannot type is a value it cannot judge.  Loop-carried merges (`a, b =
     pl.yield_(...)`) carry their types on the loop and are not bindings of this kind."""
-    yield_ = f"{program.prefix}.yield_"
     for fn in program.functions:
         if fn.type != "Graph":
             continue
         for stmt in walk_stmts(fn.body):
             if isinstance(stmt, Assign) and stmt.type is None:
-                if isinstance(stmt.value, Call) and stmt.value.func == yield_:
+                if is_yield(stmt.value, program.prefix):
                     continue
                 names = ", ".join(f"`{t}`" for t in stmt.targets)
                 yield _at("IR406", stmt.span, f"{names} in Graph function `{fn.name}` is bound without a type "

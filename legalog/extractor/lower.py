@@ -48,12 +48,19 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.patterns import (
+    LOOP_KINDS,
+    call_target,
+    dsl_op,
+    group_call,
+    is_yield,
+    loop_kind,
+    scalar_builtin,
+    scope_kind,
+)
 from legalog.ir.transform import expr_names
 
 FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
-LOOP_KINDS = frozenset({"range", "parallel", "unroll", "pipeline"})
-SCALAR_CALLS = frozenset({"min", "max", "abs", "cast"})
-LAUNCH_FORMS = {"submit": "submit", "spmd_submit": "spmd_submit"}
 
 
 def var_id(function: str, name: str) -> str:
@@ -152,7 +159,7 @@ class _FunctionLowering:
         self.fn = function
         self.out = lowering
         self.facts = facts
-        self.prefix = program.prefix + "."
+        self.pl = program.prefix
         self.n_expr = 0
         self.n_stmt = 0
         self.bound: set[str] = set()
@@ -211,7 +218,7 @@ class _FunctionLowering:
         match stmt:
             case Assign():
                 self._assign(stmt, sid)
-            case ExprStmt(value=Call(func=func, args=(cond,))) if func == f"{self.prefix}cond":
+            case ExprStmt(value=Call(func=func, args=(cond,))) if dsl_op(func, self.pl) == "cond":
                 # `pl.cond(c)` heading an SSA while body is the loop's condition, not a call:
                 # PyPTO keeps it on the WhileStmt, so nothing here is a call argument.
                 add("stmt_expr", sid, self.expr(cond, sid))
@@ -228,7 +235,7 @@ class _FunctionLowering:
                 self.block(body, sid, f"{sid}/body")
                 self.block(orelse, sid, f"{sid}/else")
             case With(context=context, as_name=as_name, body=body):
-                add("scope", sid, context.func if isinstance(context, Call) else "other")
+                add("scope", sid, scope_kind(stmt, self.pl))
                 add("stmt_expr", sid, self.expr(context, sid))
                 if as_name is not None:
                     self.bound.add(as_name)
@@ -245,14 +252,14 @@ class _FunctionLowering:
     def _assign(self, stmt: Assign, sid: str) -> None:
         add = self.facts.add
         value = stmt.value
-        is_yield = isinstance(value, Call) and value.func == f"{self.prefix}yield_"
+        yields = is_yield(value, self.pl)
         if stmt.type is not None:
             for name in sorted(type_names(stmt.type)):
                 self.used.add(name)
                 add("type_use", sid, self.v(name))
         for name in stmt.targets:
             self.bound.add(name)
-        if is_yield:
+        if yields:
             assert isinstance(value, Call)
             for name, arg in zip(stmt.targets, value.args):
                 add("carried", self.v(name), self.expr(arg, sid))
@@ -277,7 +284,7 @@ class _FunctionLowering:
     def _for(self, stmt: For, sid: str) -> None:
         add = self.facts.add
         iterable = stmt.iterable
-        kind = iterable.func.removeprefix(self.prefix) if isinstance(iterable, Call) else ""
+        kind = loop_kind(iterable, self.pl) or ""
         for name in stmt.iter_args:
             self.bound.add(name)
         if isinstance(iterable, Call):
@@ -305,8 +312,7 @@ class _FunctionLowering:
         self.block(stmt.body, sid, f"{sid}/body")
         # The value a body yields flows back into the iteration arguments on the next trip.
         last = stmt.body[-1] if stmt.body else None
-        if (stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call)
-                and last.value.func == f"{self.prefix}yield_"):
+        if stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call) and is_yield(last.value, self.pl):
             for name, yielded in zip(stmt.iter_args, last.value.args):
                 if isinstance(yielded, Name):
                     add("carried", self.v(name), self.expr(yielded, sid))
@@ -372,24 +378,19 @@ class _FunctionLowering:
     def _call(self, call: Call, eid: str, sid: str, in_predicate: bool) -> None:
         add = self.facts.add
         func = call.func
-        op = func.removeprefix(self.prefix) if func.startswith(self.prefix) else func
+        op = dsl_op(func, self.pl) or func
         args = call.args
-        callee: str | None
-        form: str | None
-        if func.startswith("self."):
-            callee, form = func[5:], "call"
-        elif op in LAUNCH_FORMS and args and isinstance(args[0], Dotted) and args[0].path.startswith("self."):
-            callee, form, args = args[0].path[5:], LAUNCH_FORMS[op], args[1:]
-        else:
-            callee = form = None
-        if callee is not None and form is not None:
-            add("expr", eid, "call", callee)
-            add("launch", eid, callee, form)
-            for i, arg_id in enumerate(self._operands(eid, args, sid, in_predicate)):
+        target = call_target(call, self.pl) or group_call(call)
+        callee = target.callee if target is not None else None
+        if target is not None:
+            add("expr", eid, "call", target.callee)
+            add("launch", eid, target.callee, target.form)
+            for i, arg_id in enumerate(self._operands(eid, target.arguments(call), sid, in_predicate)):
                 add("launch_arg", eid, i, arg_id)
         else:
-            kind = "arith" if op in SCALAR_CALLS or (func in ("min", "max", "abs")) else "op"
-            add("expr", eid, kind, op)
+            builtin = scalar_builtin(func, self.pl)
+            # the fact names the builtin as the DSL does (`min`, whichever spelling was read)
+            add("expr", eid, "arith" if builtin is not None else "op", builtin or op)
             self._operands(eid, args, sid, in_predicate)
             if op in ("tensor.read", "tensor.write") and not in_predicate and args and isinstance(args[0], Name):
                 add("host_access", eid, self.v(args[0].id), op.split(".")[1])
@@ -401,7 +402,7 @@ class _FunctionLowering:
                 add("kwarg", eid, kw.name, self.expr(kw.value, sid, kw_predicate))
 
     def _is_view(self, value: Expr) -> bool:
-        return isinstance(value, Call) and value.func in (f"{self.prefix}tensor.slice", f"{self.prefix}tensor.view")
+        return isinstance(value, Call) and dsl_op(value.func, self.pl) in ("tensor.slice", "tensor.view")
 
     def _attrs(self, eid: str, attrs: DictExpr) -> None:
         directions = attrs.get("arg_directions")

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from legalog.ir.model import BinOp, Call, Const, Dotted, Expr, Name, UnaryOp
+from legalog.ir.patterns import scalar_builtin
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 OUT_OF_RANGE = INT64_MAX + 1
@@ -41,20 +42,18 @@ def in_int64(value: int) -> bool:
 
 
 def min_max_kind(func: str, prefix: str = "pl") -> str | None:
-    """`min` or `max` for a call of that builtin (bare or under the dump's prefix), else None."""
-    for kind in ("min", "max"):
-        if func in (kind, f"{prefix}.{kind}"):
-            return kind
-    return None
+    """`min` or `max` for a call of that builtin (Python's or the DSL's), else None."""
+    kind = scalar_builtin(func, prefix)
+    return kind if kind in ("min", "max") else None
 
 
 def is_abs(func: str, prefix: str = "pl") -> bool:
-    return func in ("abs", f"{prefix}.abs")
+    return scalar_builtin(func, prefix) == "abs"
 
 
 def int_cast_operand(call: Call, prefix: str = "pl") -> Expr | None:
     """The operand of `cast(x, <integer dtype>)`, which folds and encodes as `x` itself."""
-    if call.func != f"{prefix}.cast" or not call.args:
+    if scalar_builtin(call.func, prefix) != "cast" or not call.args:
         return None
     dtype = call.args[1] if len(call.args) > 1 else call.kwarg("dtype") or call.kwarg("target_type")
     match dtype:

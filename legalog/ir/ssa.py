@@ -41,6 +41,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.patterns import yielded
 from legalog.ir.transform import bindings, bound_names, expr_names, map_bodies, substitute, walk_stmts
 
 # Scopes ConvertToSSA keeps fully transparent (RuntimeScopeStmt); every other `with` is an
@@ -100,9 +101,15 @@ def unversion_function(fn: Function, versioned: VersionedFunction, prefix: str) 
     meaning = _canonical(fn)  # what every attempt must version back to, computed once
     for printed in attempts:
         candidate = _rename_function(replace(fn, body=shaped), _spelling(printed))
-        if _same_meaning(candidate, meaning, prefix):
+        # Versioning reads a repeated parameter name as a rebinding, so `def step(off, off)`
+        # would "mean" the SSA function; PyPTO's parser refuses it.  Parameters stay distinct.
+        if _distinct_params(candidate) and _same_meaning(candidate, meaning, prefix):
             return candidate
     return None
+
+
+def _distinct_params(fn: Function) -> bool:
+    return len({p.name for p in fn.params}) == len(fn.params)
 
 
 # ------------------------------------------------------------------------------------ versioning
@@ -317,6 +324,12 @@ class _Versioner:
             self.current[n] = result
         if not carried:
             return replace(stmt, index=index, iterable=iterable, body=new_body + self.own_yield(own_yield, values))
+        if not isinstance(iterable, Call):
+            # `for i in xs:` has no init_values to carry a rebound name in: ConvertToSSA reads
+            # only the DSL's loop calls, so there is no single value to analyse.
+            self.declined.append(Declined(stmt.span, carried[0][0], "is rebound in a loop that is no DSL loop call, "
+                                                                   "so nothing can carry it"))  # fmt: skip
+            return replace(stmt, index=index, iterable=iterable, body=new_body)
         iter_args = stmt.iter_args + tuple(ia for _n, ia, _r, _i in carried)
         iterable = _with_inits(iterable, tuple(init for *_rest, init in carried))
         results = own + tuple(r for _n, _ia, r, _i in carried)
@@ -484,12 +497,8 @@ def _rename_sites(stmt: Stmt, name: Callable[[str], str]) -> Stmt:
 # --------------------------------------------------------------------------------------- helpers
 
 
-def _is_yield(stmt: Stmt, prefix: str) -> bool:
-    return isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.func == f"{prefix}.yield_"
-
-
 def _split_yield(body: tuple[Stmt, ...], prefix: str) -> tuple[tuple[Stmt, ...], Assign | None]:
-    if body and _is_yield(body[-1], prefix):
+    if body and yielded(body[-1], prefix) is not None:
         return body[:-1], body[-1]  # type: ignore[return-value]
     return body, None
 
@@ -566,7 +575,7 @@ def _assigned(body: tuple[Stmt, ...], prefix: str) -> set[str]:
     nested loop indices, at any depth; yields bind loop results and phis, not assignments."""
     names: set[str] = set()
     for stmt in walk_stmts(body):
-        if isinstance(stmt, Assign) and not _is_yield(stmt, prefix):
+        if isinstance(stmt, Assign) and yielded(stmt, prefix) is None:
             names.update(stmt.targets)
         elif isinstance(stmt, For) and stmt.index is not None:
             names.add(stmt.index)
@@ -576,7 +585,7 @@ def _assigned(body: tuple[Stmt, ...], prefix: str) -> set[str]:
 def _rebinds(body: tuple[Stmt, ...], seen: set[str], prefix: str) -> bool:
     for stmt in body:
         match stmt:
-            case Assign(targets=targets) if not _is_yield(stmt, prefix):
+            case Assign(targets=targets) if yielded(stmt, prefix) is None:
                 if any(t in seen for t in targets):
                     return True
                 seen.update(targets)

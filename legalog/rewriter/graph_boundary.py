@@ -39,6 +39,7 @@ from legalog.ir.model import (
     TensorType,
     Type,
 )
+from legalog.ir.patterns import call_target
 from legalog.ir.transform import bound_names, drop_bindings, rename, splice, substitute
 
 _ADIR = {"scalar": "scalar", "InOut": "inout", "In": "input", "Out": "input"}
@@ -106,25 +107,15 @@ def _rewrite_call_sites(
     def edit(stmt: Stmt) -> list[Stmt] | None:
         if not isinstance(stmt, (Assign, ExprStmt)) or not isinstance(stmt.value, Call):
             return None
-        launched = _launched_graph(stmt.value, prefix)
-        if launched is None or launched[0] not in plans:
+        target = call_target(stmt.value, prefix)
+        if target is None or target.callee not in plans:
             return None
-        callee, first_arg = launched
-        prelude, call = _extend_call(stmt.value, first_arg, plans[callee], originals[callee], counter, taken, prefix)
+        callee = target.callee
+        prelude, call = _extend_call(stmt.value, target.first_arg, plans[callee], originals[callee], counter, taken, prefix)
         return [*prelude, replace(stmt, value=call)]
 
     body = splice(fn.body, edit)
     return fn if body is fn.body else replace(fn, body=body)
-
-
-def _launched_graph(call: Call, prefix: str) -> tuple[str, int] | None:
-    """(callee, index of its first argument) for `self.g(...)` and `pl.submit(self.g, ...)`."""
-    if call.func.startswith("self."):
-        return call.func[5:], 0
-    if call.func in (f"{prefix}.submit", f"{prefix}.spmd_submit") and call.args and isinstance(call.args[0], Dotted):
-        path = call.args[0].path
-        return (path[5:], 1) if path.startswith("self.") else None
-    return None
 
 
 def _extend_call(

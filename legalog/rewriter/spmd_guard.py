@@ -57,6 +57,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.patterns import core_num, spmd_scope_count
 
 __all__ = ["guard_launches"]
 
@@ -175,6 +176,9 @@ class _FunctionGuard:
                 return [replace(s, cond=self.expr(cond), body=self.block(inner))]
             case If(cond=cond, body=then, orelse=orelse):
                 return [replace(s, cond=self.expr(cond), body=self.block(then), orelse=self.block(orelse))]
+            case With(context=context, body=inner) if (s.span.line, s.span.col) in self.by_span:
+                scope = replace(s, context=self.expr(context), body=self.block(inner))
+                return self.guard_scope(self.by_span[(s.span.line, s.span.col)], scope)
             case With(context=context, body=inner):
                 return [replace(s, context=self.expr(context), body=self.block(inner))]
             case Return(values=values):
@@ -189,7 +193,7 @@ class _FunctionGuard:
 
     def guard(self, d: LaunchDecision, s: Stmt, call: Call) -> list[Stmt]:
         pl = self.pl
-        count = _core_num(call)
+        count = core_num(call)
         assert count is not None
         prefix: list[Stmt] = []
         if not isinstance(count, (Name, Const)):
@@ -242,6 +246,44 @@ class _FunctionGuard:
         cond = Compare(">", count, Const(0))
         return [*prefix, If(cond, tuple(then), tuple(orelse), comments=s.comments)]
 
+    def guard_scope(self, d: LaunchDecision, scope: With) -> list[Stmt]:
+        """`with pl.spmd(n):` as its launch is guarded: the scope runs under `if n > 0`, and its
+        results merge with the caller's tensors (a dummy task for its TaskId) on the empty path;
+        later reads take the merged names."""
+        count = spmd_scope_count(scope, self.pl)
+        assert count is not None and isinstance(scope.context, Call)
+        prefix: list[Stmt] = []
+        if not isinstance(count, (Name, Const)):
+            name = self.fresh("spmd_core_num")
+            prefix.append(Assign((name,), ScalarType("INDEX"), count))
+            context = scope.context
+            args = (Name(name), *context.args[1:]) if context.args else context.args
+            kwargs = tuple(Keyword("core_num", Name(name)) if k.name == "core_num" else k for k in context.kwargs)
+            scope = replace(scope, context=replace(context, args=args, kwargs=kwargs))
+            count = Name(name)
+        then: list[Stmt] = [scope]
+        orelse: list[Stmt] = []
+        opened = scope.context
+        assert isinstance(opened, Call)
+        if d.outputs:
+            results = [self.fresh(f"{o}_guarded") for o in d.outputs]
+            else_values: list[Expr] = []
+            for slot in d.slots:
+                if slot.task_id:
+                    tid = self.fresh("spmd_empty_tid")
+                    orelse.append(Assign((tid,), TASK_ID, _dummy(self.pl, opened)))
+                    else_values.append(Name(tid))
+                else:
+                    assert slot.preserved is not None  # the analyzer rejects an output it cannot preserve
+                    else_values.append(Name(slot.preserved))
+            single = d.slots[0].type if len(d.slots) == 1 else None
+            then.append(self._yield(results, [Name(o) for o in d.outputs], single))
+            orelse.append(self._yield(results, else_values, single))
+            for o, r in zip(d.outputs, results):
+                self.whole[o] = Name(r)
+        cond = Compare(">", count, Const(0))
+        return [*prefix, If(cond, tuple(then), tuple(orelse), comments=scope.comments)]
+
     def _yield(self, targets: list[str], values: list[Expr], single_type: Type | None) -> Assign:
         value = Call(f"{self.pl}.yield_", tuple(values))
         if len(targets) == 1:
@@ -251,7 +293,7 @@ class _FunctionGuard:
     # -- expressions: `t[i]` -> `t_guarded_i`, a bare `t` -> `(t_guarded_0, ...)`
 
     def expr(self, e: Expr) -> Expr:
-        if not self.subst:
+        if not self.subst and not self.whole:
             return e
         match e:
             case Subscript(value=Name(id=t), index=Const(value=int() as i)) if t in self.subst and i in self.subst[t]:
@@ -283,13 +325,6 @@ def _children(s: Stmt) -> list[tuple[Stmt, ...]]:
         case If(body=body, orelse=orelse):
             return [body, orelse]
     return []
-
-
-def _core_num(call: Call) -> Expr | None:
-    if (x := call.kwarg("core_num")) is not None:
-        return x
-    attrs = call.kwarg("attrs")
-    return attrs.get("core_num") if isinstance(attrs, DictExpr) else None
 
 
 def _with_core_num(call: Call, count: Expr) -> Call:

@@ -15,6 +15,7 @@ from legalog.analyzer.positivity import (
     fold_constant,
     prove,
     smt2,
+    value_domain,
 )
 from legalog.ir.model import BinOp, BoolOp, Call, Compare, Const, Dotted, Expr, Name, Opaque, UnaryOp
 
@@ -257,3 +258,51 @@ def test_smt2_dump() -> None:
     text = smt2(PositivityGoal(blocks(n), facts=[(Compare("<", c(0), n), True)]))
     assert "; assume: 0 < n" in text
     assert "(declare-fun n () Int)" in text and "(check-sat)" in text
+
+
+# ------------------------------------------------------------------------ PyPTO's value domains
+
+
+def test_value_domains_follow_pypto_dtypes() -> None:
+    assert value_domain("INDEX") == (0, None)
+    assert value_domain("UINT8") == (0, 255)
+    assert value_domain("INT8") == (-128, 127)
+    assert value_domain("INT32") == (-(2**31), 2**31 - 1)
+    assert value_domain("BOOL") == (0, 1)
+    assert value_domain("FP32") == (None, None)
+
+
+def test_an_index_parameter_plus_one_is_proven() -> None:
+    m = Name("m")
+    assert prove(PositivityGoal(BinOp("+", m, c(1)), dtypes={"m": "INDEX"})).proven
+    assert not prove(PositivityGoal(BinOp("+", m, c(1)))).proven  # without the domain: m = -1
+
+
+def test_an_index_parameter_alone_stays_unprovable_at_zero() -> None:
+    v = prove(PositivityGoal(n, dtypes={"n": "INDEX"}))
+    assert v.outcome == "refuted" and v.counterexample == {CORE_NUM: 0, "n": 0}
+
+
+def test_an_unsigned_upper_bound_proves_and_refutes() -> None:
+    u = Name("u")
+    assert prove(PositivityGoal(BinOp("-", c(256), u), dtypes={"u": "UINT8"})).proven
+    v = prove(PositivityGoal(BinOp("-", c(255), u), dtypes={"u": "UINT8"}))
+    assert v.counterexample == {CORE_NUM: 0, "u": 255}
+
+
+def test_a_bound_name_takes_its_definition_not_its_dtype() -> None:
+    # d = k - 5 declared INDEX: the analyzer binds d to k - 5; only the free k has a domain.
+    goal = PositivityGoal(Name("d"), bindings={"d": BinOp("-", Name("k"), c(5))}, dtypes={"d": "INDEX", "k": "INT8"})
+    v = prove(goal)
+    assert v.outcome == "refuted" and v.counterexample["k"] <= 5 and v.counterexample["k"] >= -128
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["INDEX", "UINT8", "UINT16", "INT8", "INT16", "BOOL"]), st.integers(-300, 300), st.integers(-3, 3))
+def test_a_counterexample_never_leaves_the_dtype(dtype: str, offset: int, scale: int) -> None:
+    x = Name("x")
+    v = prove(PositivityGoal(BinOp("+", BinOp("*", c(scale), x), c(offset)), dtypes={"x": dtype}))
+    if v.outcome == "refuted" and "x" in v.counterexample:
+        low, high = value_domain(dtype)
+        assert low is None or v.counterexample["x"] >= low
+        assert high is None or v.counterexample["x"] <= high

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from legalog.analyzer.spmd import SpmdOutcome, analyze_spmd, map_arguments, preflight
+from legalog.analyzer.spmd import SpmdOutcome, map_arguments, preflight
 from legalog.ir import parse, parse_file, print_program
 from legalog.ir.model import Program
-from legalog.rewriter.spmd_guard import guard_launches
+from legalog.pipeline import analyze
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "graph"
 
@@ -60,9 +60,15 @@ def codes(o: SpmdOutcome) -> list[str]:
     return [d.code for d in o.diagnostics]
 
 
+def spmd(p: Program) -> SpmdOutcome:
+    """The real pipeline with only LegalizeSpmdLaunches: its launch decisions and diagnostics."""
+    a = analyze(p, passes=("spmd",))
+    return SpmdOutcome(a.launches, a.diagnostics)
+
+
 def legalize(p: Program) -> tuple[Program, SpmdOutcome]:
-    o = analyze_spmd(p)
-    return guard_launches(p, o), o
+    a = analyze(p, passes=("spmd",))
+    return a.legalized or p, SpmdOutcome(a.launches, a.diagnostics)
 
 
 def main_text(p: Program) -> str:
@@ -101,7 +107,7 @@ def test_literal_nonpositive_is_rejected_and_still_checks_outputs(count: str) ->
         f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num={count})",
         "return y__ssa_v0",
     ))  # fmt: skip
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert outcomes(o) == ["rejected"]
     assert sorted(codes(o)) == ["SP301", "SP303"]
     sp303 = next(d for d in o.diagnostics if d.code == "SP303")
@@ -120,7 +126,7 @@ def test_loop_range_i_plus_one_is_proven() -> None:
         f"    y__rv_v3: {T} = pl.yield_(y__ssa_v2)",
         "return y__rv_v3",
     ))  # fmt: skip
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert outcomes(o) == ["proven"] and o.launches[0].core_num == "i__idx_v0 + 1"
 
 
@@ -147,7 +153,7 @@ def test_else_branch_gets_the_negated_condition() -> None:
         f"    b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=1 - n__ssa_v0)",
         "return y__ssa_v0",
     ))  # fmt: skip
-    assert outcomes(analyze_spmd(p)) == ["proven", "proven"]
+    assert outcomes(spmd(p)) == ["proven", "proven"]
 
 
 def test_positive_then_constraint_does_not_leak_into_else() -> None:
@@ -158,7 +164,7 @@ def test_positive_then_constraint_does_not_leak_into_else() -> None:
         f"    b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
         "return y__ssa_v0",
     ))  # fmt: skip
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert outcomes(o) == ["proven", "rejected"]
     assert codes(o) == ["SP301"] and "'y__ssa_v0' (parameter 1)" in o.diagnostics[0].message
 
@@ -183,7 +189,7 @@ def test_bindings_chain_through_names() -> None:
         *launch("c__ssa_v0"),
         "return r__ssa_v0",
     ))  # fmt: skip
-    assert outcomes(analyze_spmd(p)) == ["proven"]
+    assert outcomes(spmd(p)) == ["proven"]
 
 
 def test_task_id_and_tensor_read_bindings_are_not_arithmetic() -> None:
@@ -192,7 +198,7 @@ def test_task_id_and_tensor_read_bindings_are_not_arithmetic() -> None:
         *launch("k__ssa_v0"),
         "return r__ssa_v0",
     ))  # fmt: skip
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert outcomes(o) == ["guarded"]
 
 
@@ -205,14 +211,14 @@ def test_simplify_removed_guard_proof_from_binding_range() -> None:
         *launch("blocks__ssa_v0"),
         "return r__ssa_v0",
     ))  # fmt: skip
-    assert outcomes(analyze_spmd(p)) == ["proven"]
+    assert outcomes(spmd(p)) == ["proven"]
 
 
 def test_dynamic_dim_is_nonnegative_but_not_positive() -> None:
     p = program(MAIN_PARAMS, body(*launch("TOKENS + 1"), "return r__ssa_v0"), dims='TOKENS = pl.dynamic("TOKENS")\n')
-    assert outcomes(analyze_spmd(p)) == ["proven"]
+    assert outcomes(spmd(p)) == ["proven"]
     p = program(MAIN_PARAMS, body(*launch("TOKENS"), "return r__ssa_v0"), dims='TOKENS = pl.dynamic("TOKENS")\n')
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert outcomes(o) == ["guarded"] and o.launches[0].counterexample == {"TOKENS": 0, "core_num": 0}
 
 
@@ -344,7 +350,7 @@ def test_unreturned_out_must_also_be_preallocated() -> None:
         f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, y__ssa_v0, core_num=n__ssa_v0)",
         "return y__ssa_v0",
     ), kernels=kernels)  # fmt: skip
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert codes(o) == ["SP301"] and "'hidden__ssa_v0' (parameter 1)" in o.diagnostics[0].message
 
 
@@ -370,7 +376,7 @@ def test_existing_positive_guard_allows_omitted_output() -> None:
         f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
         "return y__ssa_v0",
     ))  # fmt: skip
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert outcomes(o) == ["proven"] and o.diagnostics == ()
 
 
@@ -458,7 +464,7 @@ def test_live_unmappable_result_is_sp302() -> None:
         f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, z__ssa_v1, y__ssa_v0)",
         "return y__ssa_v0",
     ), kernels=COMPUTED)  # fmt: skip
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert outcomes(o) == ["rejected"] and codes(o) == ["SP302"]
     assert "return 0 cannot be mapped to a caller-provided Tensor parameter" in o.diagnostics[0].message
 
@@ -505,7 +511,7 @@ def test_single_use_gm_pipe_scratch_moves_into_the_positive_branch() -> None:
         f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0)",
         "return y__ssa_v0",
     ), kernels=kernels)  # fmt: skip
-    o = analyze_spmd(p)
+    o = spmd(p)
     assert outcomes(o) == ["rejected"] and codes(o) == ["SP302"]
     assert "gm_pipe_buffer_0" in o.diagnostics[0].message
 
@@ -554,7 +560,7 @@ def test_a14_two_provable_one_guard() -> None:
         ("c1__ssa_v0", "proven"), ("c2__ssa_v0", "proven"), ("c3__ssa_v0", "guarded")]
     assert o.launches[2].counterexample == {"core_num": 0, "n__ssa_v0": 1}
     assert "core_num = 0 when n = 1" in o.diagnostics[0].message
-    assert outcomes(analyze_spmd(parse(print_program(q)))) == ["proven"] * 3
+    assert outcomes(spmd(parse(print_program(q)))) == ["proven"] * 3
 
 
 @needs_corpus

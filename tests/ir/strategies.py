@@ -48,11 +48,16 @@ from legalog.ir.model import (
     With,
 )
 
-DTYPES = ("BOOL", "INT8", "INT32", "INDEX", "INT64", "UINT8", "FP16", "FP32", "BF16", "TASK_ID")
+# every scalar dtype whose value domain the prover models (positivity.value_domain), and a few others
+INT_DTYPES = ("BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "INDEX")
+DTYPES = (*INT_DTYPES, "FP16", "FP32", "BF16", "TASK_ID")
 BINOPS = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>")
 CMPOPS = ("==", "!=", "<", "<=", ">", ">=")
 DOTTED = ("pl.FP32", "pl.Mem.Vec", "pl.adir.input", "pl.ScopeMode.MANUAL", "self.kernel", "pld.comm.x")
-CALLEES = ("pl.tensor.slice", "pl.yield_", "pl.range", "self.k", "pl.system.task_dummy", "min", "pld.x.y")
+CALLEES = (
+    "pl.tensor.slice", "pl.yield_", "pl.range", "self.k", "pl.system.task_dummy", "min", "pld.x.y",
+    "pl.spmd_submit", "pl.spmd", "pl.at", "pl.cast", "pl.tile.dim",
+)  # fmt: skip
 # Opaque nodes as the parser makes them: `ast.unparse` text, and the sorted names it mentions.
 OPAQUES = (
     Opaque("a < b < c", ("a", "b", "c")),
@@ -245,3 +250,107 @@ def programs(draw: st.DrawFn) -> Program:
         dynamic_dims=tuple(draw(st.lists(names, max_size=3, unique=True))),
         functions=tuple(draw(functions(n)) for n in fnames),
     )
+
+
+# ------------------------------------------------------------------ printed programs, by shape
+#
+# Whole dumps in the printed style, for the pipeline's property tests: each strategy draws the
+# constructs PyPTO's passes tell apart (every launch form, each scalar dtype, kernel scopes,
+# frontend rebinding), so the next difference from PyPTO is found by the suite, not by a reader.
+
+LAUNCH_FORMS = ("call", "spmd_submit", "scope")
+KERNEL_KINDS = ("AIV", "InCore", "Spmd", "Opaque")
+_T = "pl.Tensor[[64], pl.FP32]"
+_TILE = "pl.Tile[[64], pl.FP32, pl.Mem.Vec]"
+
+
+def launch_statements(form: str, count: str, src: str, dst: str, out: str) -> list[str]:
+    """One SPMD launch of `self.k` writing `dst` in place, its result named `out`."""
+    if form == "call":
+        return [f'{out}: {_T} = self.k({src}, {dst}, attrs={{"core_num": {count}, "sync_start": True}})']
+    if form == "spmd_submit":
+        return [
+            f"{out}_r: pl.Tuple[{_T}, pl.Scalar[pl.TASK_ID]] = pl.spmd_submit(self.k, {src}, {dst}, core_num={count})",
+            f"{out}: {_T} = {out}_r[0]",
+        ]
+    return [  # `with pl.spmd(n):` writes the caller's tensor under its own name (frontend style)
+        f'with pl.spmd({count}, name_hint="blk"):',
+        f"    {out}_t: {_TILE} = pl.tile.load({src}, [0], [64], [64], target_memory=pl.Mem.Vec)",
+        f"    {dst}: {_T} = pl.tile.store({out}_t, [0], {dst})",
+    ]
+
+
+@st.composite
+def spmd_programs(draw: st.DrawFn) -> tuple[dict[str, str], str, str]:
+    """({launch form: dump text}, the count's free scalar's dtype, the count expression): the
+    same Orchestration `main(x, y, m)` launching `k` once in each form, its count an affine
+    function of `m`, optionally under a branch on `m`.  A call-form launch reaches a kernel of
+    any FunctionType."""
+    kind = draw(st.sampled_from(KERNEL_KINDS))
+    dtype = draw(st.sampled_from(INT_DTYPES))
+    scale, offset = draw(st.integers(-2, 2)), draw(st.integers(-300, 300))
+    count = f"m * {scale} + {offset}" if scale else str(max(offset, 1))
+    guard = draw(st.sampled_from([None, ">", ">=", "<"]))
+    bound = draw(st.integers(-3, 3))
+    texts = {}
+    for form in LAUNCH_FORMS:
+        out = "y" if form == "scope" else "y1"
+        launch = launch_statements(form, "c", "x", "y", out)
+        lines = [f"c: pl.Scalar[pl.INDEX] = {count}"]
+        if guard is None:
+            lines += [*launch, f"return {out}"]
+        else:
+            lines += [f"if m {guard} {bound}:", *(f"    {x}" for x in launch), f"    return {out}", "return y"]
+        texts[form] = (
+            "import pypto.language as pl\n\n@pl.program\nclass Drawn:\n"
+            f"    @pl.function(type=pl.FunctionType.{kind if form == 'call' else 'AIV'}, level=pl.Level.AIV, "
+            "role=pl.Role.SubWorker)\n"
+            f"    def k(x: {_T}, y: pl.Out[{_T}]) -> {_T}:\n        return y\n"
+            "    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)\n"
+            f"    def main(self, x: {_T}, y: pl.InOut[{_T}], m: pl.Scalar[pl.{dtype}]) -> {_T}:\n"
+            + "".join(f"        {line}\n" for line in lines)
+        )
+    return texts, dtype, count
+
+
+@st.composite
+def frontend_graph_programs(draw: st.DrawFn) -> str:
+    """A frontend (un-SSA'd) dump: a Graph whose scalars are derived from its parameter and
+    rebound (`off = idx * 2; off = off + 64`), with `with pl.at(...)` kernel scopes that compute
+    their own offsets (kernel code) and load at the Graph's scalars; `main` calls it in a loop."""
+    body: list[str] = []
+    scalars = ["idx"]  # what a later statement may read
+    for k in range(draw(st.integers(1, 6))):
+        action = draw(st.sampled_from(["derive", "rebind", "scope"]))
+        src = draw(st.sampled_from(scalars))
+        if action == "scope":
+            inner = [f"o{k}: pl.Scalar[pl.INDEX] = {src} * 2 + {draw(st.integers(0, 64))}", *_load_store(f"o{k}", k)]
+            body += _kernel_scope(inner)
+            continue
+        name = draw(st.sampled_from(("off", "lim"))) if action == "rebind" else f"s{k}"
+        body.append(f"{name}: pl.Scalar[pl.INDEX] = {src} * {draw(st.integers(1, 4))} + {draw(st.integers(0, 64))}")
+        scalars += [] if name in scalars else [name]
+    body += _kernel_scope(_load_store(scalars[-1], 99)) + ["return y"]
+    t, s = "pl.Tensor[[1024, 128], pl.FP32]", "pl.Tensor[[128, 128], pl.FP32]"
+    return (
+        "# pypto.program: Drawn\nimport pypto.language as pl\n\n@pl.program\nclass Drawn:\n"
+        "    @pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)\n"
+        f"    def g(self, x: {t}, y: pl.InOut[{s}], idx: pl.Scalar[pl.INDEX]) -> {s}:\n"
+        + "".join(f"        {line}\n" for line in body)
+        + "    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)\n"
+        f"    def main(self, x: {t}, y: pl.InOut[{s}]) -> {s}:\n"
+        f"        for i in pl.range(4):\n            y: {s} = self.g(x, y, i)\n        return y\n"
+    )
+
+
+def _kernel_scope(body: list[str]) -> list[str]:
+    return ["with pl.at(level=pl.Level.CORE_GROUP):", *(f"    {line}" for line in body)]
+
+
+def _load_store(offset: str, k: int) -> list[str]:
+    """A tile load at `offset`, stored back into `y`."""
+    return [
+        f"t{k}: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [{offset}, 0], [64, 128], [64, 128], "
+        "target_memory=pl.Mem.Vec)",
+        f"y: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(t{k}, [0, 0], y)",
+    ]

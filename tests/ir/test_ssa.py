@@ -134,3 +134,13 @@ def test_an_if_with_its_own_yields_that_also_rebinds_is_declined() -> None:
     program = parse(text)
     v = version_function(program.function("main"), program.prefix)  # type: ignore[arg-type]
     assert [(d.name, d.span.line) for d in v.declined] == [("m", 9)]
+
+
+def test_a_name_rebound_in_a_loop_over_no_dsl_call_is_declined() -> None:
+    """`for i in xs:` has no init_values to carry `a` (found by the engine differential's drawn
+    programs: versioning asserted on it)."""
+    from legalog.pipeline import analyze
+
+    path = HERE / "rebound_in_a_non_dsl_loop.py"
+    result = analyze(path.read_text(), str(path))
+    assert [(d.code, d.line) for d in result.errors] == [("FE401", 8)]
