@@ -433,6 +433,8 @@ def _fix_many(args: argparse.Namespace) -> int:
         if r.outcome != "legal":
             print(f"legalog: {r.outcome}: {r.path}" + (f" ({r.reason})" if r.reason else ""), file=sys.stderr)
     print(fixes.summary(results), file=sys.stderr)
+    if any(r.outcome == "internal" for r in results):
+        return EXIT_INTERNAL
     if any(r.outcome == "error" for r in results):
         return EXIT_USAGE
     return EXIT_REJECTED if any(r.outcome == "rejected" for r in results) else EXIT_OK
