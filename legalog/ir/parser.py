@@ -86,7 +86,9 @@ def parse(text: str, path: str | None = None) -> Program:
         raise ParseError("binary input: NUL byte in the text", path, line, col)
     with bulk_allocation():
         try:
-            module = ast.parse(text, filename=path or "<input>")
+            with warnings.catch_warnings():  # `"\d"` and the like warn: not the user's report
+                warnings.simplefilter("ignore")
+                module = ast.parse(text, filename=path or "<input>")
         except SyntaxError as err:
             reason = err.msg or "invalid syntax"
             raise ParseError(f"invalid Python syntax: {reason}", path, err.lineno or 1, err.offset or 1) from None
@@ -546,7 +548,8 @@ def _refusals(module: ast.Module, methods: list[ast.FunctionDef]) -> tuple[Refus
     except SyntaxError as err:
         line, col = err.lineno or 1, err.offset or 1
         kind: _RefusalKind = next((k for prefix, k in _REFUSED_KINDS if err.msg.startswith(prefix)), "compile")
-        found.setdefault((line, col), Refusal(kind, err.msg, Span(line, col, line, col)))
+        if not any(r.kind == kind and r.span.line == line for r in found.values()):  # said once per line
+            found[(line, col)] = Refusal(kind, err.msg, Span(line, col, line, col))
     except (RecursionError, MemoryError, ValueError):
         pass  # the reader's own limits decide such a text; the compiler's verdict adds nothing
     return tuple(found[k] for k in sorted(found))
