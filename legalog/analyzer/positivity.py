@@ -19,7 +19,7 @@ the same verdict and the same model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
@@ -338,9 +338,31 @@ class _Encoder:
         return self._opaque(e)
 
     def _name(self, name: str) -> z3.ArithRef:
+        """A name's symbol, its definition assumed (and the definitions it reads, first).
+
+        Bindings chain (`a2 = a1`, `a3 = a2 + 1`, ... 10,000 deep): the chain is walked with an
+        explicit stack, not by recursion, in the order a recursive walk would take (each name's
+        non-negativity on entry, its definition once every name it reads is defined), so the
+        depth of a chain never meets Python's recursion limit.  `_read_names` says which names
+        encoding a definition reads; when the definition is encoded they are all known."""
         if name in self.names:
             return self.names[name]
-        # Register before encoding the definition, so a (malformed) cyclic binding terminates.
+        stack: list[tuple[str, Expr, Iterator[str]]] = []
+        entering: str | None = name
+        while True:
+            if entering is not None and (definition := self._enter(entering)) is not None:
+                stack.append((entering, definition, iter(_read_names(definition))))
+            if not stack:
+                return self.names[name]
+            current, definition, reads = stack[-1]
+            entering = next((n for n in reads if n not in self.names), None)
+            if entering is None:
+                stack.pop()
+                self.assume(f"{current} = {expr_text(definition)}", self.names[current] == self.int_of(definition))
+
+    def _enter(self, name: str) -> Expr | None:
+        """Register `name` (before its definition, so a malformed cyclic binding terminates);
+        its definition when the encoder can look into it, else None (a free symbol)."""
         sym = z3.Int(name, self.ctx)
         self.names[name] = sym
         if name in self.nonneg:
@@ -349,9 +371,8 @@ class _Encoder:
         if definition is None or _is_opaque_leaf(definition):
             # No usable definition: the name itself is the free symbol users recognise.
             self.free[name] = sym
-        else:
-            self.assume(f"{name} = {expr_text(definition)}", sym == self.int_of(definition))
-        return sym
+            return None
+        return definition
 
     def _const(self, c: Const) -> z3.ExprRef:
         match c.value:
@@ -491,6 +512,31 @@ class _Encoder:
         sym = z3.Int(f"{text}#{k}", self.ctx)
         self.free[text if k == 1 else f"{text}#{k}"] = sym
         return sym
+
+
+def _read_names(e: Expr) -> Iterator[str]:
+    """The names `_Encoder` passes to `_name` while encoding `e`, in its order: it looks into
+    exactly the operands it encodes (an opaque part hides its names)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        match node:
+            case Name(id=i):
+                yield i
+            case BinOp(op=op, left=left, right=right) if op in ("+", "-", "*", "//", "%"):
+                stack += [right, left]
+            case BinOp(op=op, left=left) if op in ("<<", ">>", "**"):
+                stack.append(left)  # the literal exponent or shift is folded, not encoded
+            case UnaryOp(operand=x):
+                stack.append(x)
+            case Compare(left=left, right=right):
+                stack += [right, left]
+            case BoolOp(values=vs):
+                stack += reversed(vs)
+            case Call(func=f, args=args, kwargs=kws) if (f in _MIN_MAX and args and not kws) or (f in _ABS and len(args) == 1):
+                stack += reversed(args)
+            case Call(func=f, args=args) if f in _CAST and args and _cast_dtype(node) in _INT_DTYPES:
+                stack.append(args[0])
 
 
 def _is_opaque_leaf(e: Expr) -> bool:
