@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -250,3 +254,108 @@ def test_nothing_is_fixable_on_a_file_fix_writes_nothing_for() -> None:
     rejected = dataclasses.replace(analysis, diagnostics=(*analysis.diagnostics, error))
     assert rejected.status == "rejected"
     assert not any(d.fixable for d in file_model(rejected).diagnostics)
+
+
+# ------------------------------------------------------------------ the limit, from outside
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _legalog(*argv: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+           "LEGALOG_NO_CACHE": "1"}  # fmt: skip
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "legalog", *argv], check=False, capture_output=True, text=True,
+                          timeout=300, env=env)  # fmt: skip
+    return done, time.monotonic() - start
+
+
+def test_reproducer_time_limit_in_z3_holds_and_stderr_stays_clean() -> None:
+    # 100 launches whose proofs keep Z3 busy for seconds: the alarm of old fired inside Z3
+    dump = FUZZ / "timeout_traceback_z3_del_100_launches.py"
+    for _ in range(3):
+        done, elapsed = _legalog("check", str(dump), "--format", "json", "--timeout", "1")
+        entry = json.loads(done.stdout)["files"][0]
+        assert (done.returncode, entry["status"], [d["code"] for d in entry["diagnostics"]]) == (3, "error", ["TIMEOUT"])
+        assert done.stderr == ""
+        # the limit holds: a second plus Python's start-up, never the analysis's own seconds
+        assert elapsed < 1 + 20, elapsed
+
+
+def test_a_crash_in_the_timed_child_is_that_files_internal_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from legalog.surfaces import batch
+
+    def crash(*_args: object, **_kwargs: object) -> None:
+        raise SystemExit("worker gone")  # not an Exception: analyse_target's own net lets it through
+
+    monkeypatch.setattr(batch, "analyse_target", crash)
+    [entry] = batch.run([LAUNCH], jobs=1, timeout=30)
+    assert entry.status == "error" and [d.code for d in entry.diagnostics] == ["INTERNAL"]
+
+
+# ---------------------------------------------------------------------- no recursion limit
+
+ALIASES = FUZZ / "internal_recursionerror_positivity_py_344.py"
+
+
+def _alias_chain(count: int) -> str:
+    text = ALIASES.read_text()
+    lines = text.splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if "a1__ssa_v0:" in line)
+    last = next(i for i, line in enumerate(lines) if "a350__ssa_v0: pl.Scalar" in line)
+    chain = ["        a1__ssa_v0: pl.Scalar[pl.INDEX] = n__ssa_v0\n"]
+    chain += [f"        a{i}__ssa_v0: pl.Scalar[pl.INDEX] = a{i - 1}__ssa_v0\n" for i in range(2, count + 1)]
+    return "".join(lines[:first] + chain + lines[last + 1 :]).replace("core_num=a350__ssa_v0", f"core_num=a{count}__ssa_v0")
+
+
+def test_reproducer_350_aliases_feeding_core_num_are_analysed() -> None:
+    analysis = analyze(ALIASES.read_text())
+    assert analysis.status == "rewritten" and {d.code for d in analysis.diagnostics} == {"SP310"}
+
+
+def test_ten_thousand_aliases_feeding_core_num_through_the_command_line(tmp_path: Path) -> None:
+    dump = tmp_path / "aliases.py"
+    dump.write_text(_alias_chain(10_000))
+    done, _ = _legalog("check", str(dump), "--format", "json")
+    entry = json.loads(done.stdout)["files"][0]
+    assert entry["status"] == "rewritten" and done.stderr == ""
+    first = next(d for d in entry["diagnostics"] if d["code"] == "SP310")
+    assert "a10000__ssa_v0" in first["message"] or "n__ssa_v0" in first["message"]
+    fixed_path = tmp_path / "out.py"
+    done, _ = _legalog("fix", str(dump), "-o", str(fixed_path))
+    assert done.returncode == 0 and analyze(fixed_path.read_text()).status in ("legal", "rewritten")
+
+
+def _nested(depth: int) -> str:
+    expr = "idx"
+    for i in range(depth):
+        expr = f"({expr} + {i % 3})"
+    return ROW_SHIFT.replace("idx * 128", expr)
+
+
+def _blocks(depth: int) -> str:
+    body = "".join("        " + "    " * d + f"if idx > {d}:\n" for d in range(depth))
+    body += "        " + "    " * depth + "k: pl.Scalar[pl.INDEX] = idx\n"
+    return ROW_SHIFT.replace("    def main(self, src: pl.Tensor[[1024, 128], pl.FP32], dst: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n",
+                             "    def main(self, src: pl.Tensor[[1024, 128], pl.FP32], dst: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
+                             "        idx: pl.Scalar[pl.INDEX] = 3\n" + body)  # fmt: skip
+
+
+@pytest.mark.parametrize("make, depth", [(_nested, 195), (_blocks, 95)], ids=["expression", "blocks"])
+def test_deep_nesting_through_every_command(make, depth: int, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # 200 levels of brackets or blocks is Python's own ceiling (its tokenizer stops at 200
+    # parentheses and 100 indents); just under it, every command answers
+    dump = tmp_path / "deep.py"
+    dump.write_text(make(depth))
+    for argv in (["check", str(dump)], ["fix", str(dump), "-o", str(tmp_path / "out.py")],
+                 ["why", str(dump), "--function", "shift", "--var", "base"], ["query", str(dump), "graph(G)"]):  # fmt: skip
+        done, _ = _legalog(*argv)
+        assert done.returncode in (0, 1), (argv[0], done.stderr[-400:])
+        assert "INTERNAL" not in done.stdout + done.stderr and "Traceback" not in done.stderr
+
+
+def test_nesting_past_pythons_ceiling_is_a_parse_error_at_its_line(tmp_path: Path) -> None:
+    text = _blocks(120)
+    analysis = analyze(text)
+    assert analysis.status == "error" and analysis.diagnostics[0].code == "PARSE"
+    assert "indentation" in analysis.diagnostics[0].message and analysis.diagnostics[0].line > 1
