@@ -359,3 +359,18 @@ def test_nesting_past_pythons_ceiling_is_a_parse_error_at_its_line(tmp_path: Pat
     analysis = analyze(text)
     assert analysis.status == "error" and analysis.diagnostics[0].code == "PARSE"
     assert "indentation" in analysis.diagnostics[0].message and analysis.diagnostics[0].line > 1
+
+
+def test_reproducer_many_launches_generator(tmp_path: Path) -> None:
+    # the speed of 3,000 launches is bench/'s to hold; here, that N copies analyse as one does
+    out = tmp_path / "many.py"
+    done = subprocess.run([sys.executable, str(FUZZ / "make_many_launches.py"), "40", str(out)],
+                          check=False, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    analysis = analyze(out.read_text())
+    single = analyze((FUZZ.parent / "corpus" / "graph" / "a09_orch_spmd_counts.spmd_input.py").read_text())
+    assert analysis.status == single.status == "rewritten"
+    assert [d.code for d in analysis.diagnostics] == [d.code for d in single.diagnostics]
+    assert len(analysis.launches) == len(single.launches) + 40
+    text = analysis.legalized_text()
+    assert text is not None and analyze(text).status == "legal"
