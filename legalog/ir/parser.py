@@ -74,6 +74,7 @@ _CMPOPS: dict[type, str] = {
 }  # fmt: skip
 _UNARYOPS: dict[type, str] = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 _DIRECTIONS = {"InOut": "InOut", "Out": "Out", "In": "In"}
+MAX_EXPR_DEPTH = 256  # operators one expression may nest (every walk after the reader stays within it)
 
 
 def parse(text: str, path: str | None = None) -> Program:
@@ -183,6 +184,7 @@ class _Reader:
         self.path = path
         self.prefix = "pl"
         self.lines = lines
+        self.depth = 0  # of the expression being read
         # character offset of each line's start (and of the end): a function's span in O(1)
         self.line_starts = list(itertools.accumulate((len(line) for line in self.lines), initial=0))
         # Each reader takes its own node class (dispatch is by `type(node)`), hence `Any`.
@@ -450,8 +452,18 @@ class _Reader:
     # --------------------------------------------------------------------------- expressions
 
     def expr(self, node: ast.expr) -> Expr:
-        reader = self._expr_readers.get(type(node))
-        return reader(node) if reader is not None else self._opaque(node)
+        # Bounded here, once, so that no later walk of an expression (lowering, folding, Z3, the
+        # printer) meets Python's recursion limit: Python itself stops at 200 brackets, so only
+        # an operator chain of hundreds of terms without them is declined.
+        self.depth += 1
+        try:
+            if self.depth > MAX_EXPR_DEPTH:
+                raise self.error(f"expression nested more than {MAX_EXPR_DEPTH} operators deep: "
+                                 "split it into named intermediate values", node)  # fmt: skip
+            reader = self._expr_readers.get(type(node))
+            return reader(node) if reader is not None else self._opaque(node)
+        finally:
+            self.depth -= 1
 
     def _opaque(self, node: ast.expr) -> Opaque:
         names = tuple(sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)}))

@@ -374,3 +374,15 @@ def test_reproducer_many_launches_generator(tmp_path: Path) -> None:
     assert len(analysis.launches) == len(single.launches) + 40
     text = analysis.legalized_text()
     assert text is not None and analyze(text).status == "legal"
+
+
+def test_an_operator_chain_past_the_readers_bound_is_a_parse_error_at_its_line() -> None:
+    from legalog.ir.parser import MAX_EXPR_DEPTH
+
+    # (far past it, at thousands of terms, Python's own parser gives up first: PARSE at 1:1)
+    text = ROW_SHIFT.replace("idx * 128", "idx" + " + 1" * 400)
+    analysis = analyze(text)
+    assert analysis.status == "error" and analysis.diagnostics[0].code == "PARSE"
+    assert analysis.diagnostics[0].line == line_of(text, "idx + 1")
+    assert f"more than {MAX_EXPR_DEPTH}" in analysis.diagnostics[0].message
+    assert analyze(ROW_SHIFT.replace("idx * 128", "idx" + " + 1" * (MAX_EXPR_DEPTH - 1))).status == "rewritten"
