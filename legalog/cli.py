@@ -547,10 +547,12 @@ def _fix_many(args: argparse.Namespace) -> int:
         return _diff_many(targets, models, args.quiet)
     results = fixes.apply(targets, models, digests)
     for r in results:
-        if r.outcome in ("rejected", "error") or (r.outcome != "legal" and not args.quiet):
+        if r.outcome in ("rejected", "error", "internal") or (r.outcome != "legal" and not args.quiet):
             print(f"legalog: {r.outcome}: {r.path}" + (f" ({r.reason})" if r.reason else ""), file=sys.stderr)
     if not args.quiet:
         print(fixes.summary(results), file=sys.stderr)
+    if any(r.outcome == "internal" for r in results):
+        return EXIT_INTERNAL
     if any(r.outcome == "error" for r in results):
         return EXIT_USAGE
     return EXIT_REJECTED if any(r.outcome == "rejected" for r in results) else EXIT_OK

@@ -27,7 +27,7 @@ from legalog.facts.store import FactStore
 from legalog.ir.errors import ParseError
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
-from legalog.ir.printer import print_program
+from legalog.ir.printer import print_checked
 from legalog.ir.ssa import VersionedFunction, unversion_program, version_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
@@ -116,7 +116,7 @@ class Analysis:
     def _text(self) -> str | None:
         if self.status in ("error", "rejected") or self.output is None:
             return None
-        return print_program(self.output)
+        return print_checked(self.output)  # read back and compared: never a text that is not the program
 
     def legalized_text(self) -> str | None:
         """What `fix` writes (None when it writes nothing); printed once."""
@@ -196,7 +196,8 @@ def analyze(
         read = stage("parse", lambda: parse(source, path)) if isinstance(source, str) else source
     except ParseError as err:
         return Analysis(path, None, (parse_diagnostic(err),))
-    if refused := [d for d in stage("checks", lambda: wellformed_diagnostics(read)) if d.severity == "error"]:
+    wellformed = stage("checks", lambda: wellformed_diagnostics(read))
+    if refused := [d for d in wellformed if d.severity == "error"]:
         # What PyPTO's parser refuses, or recursion: the rules assume neither (a cyclic call
         # graph would make them chase a callee's returns through itself), so they do not run.
         return Analysis(path, read, tuple(refused), source=read)
@@ -208,6 +209,7 @@ def analyze(
     diagnostics = stage("decide", lambda: graph_diagnostics(program, lowering, derived)) if graph else []
     diagnostics += launches.diagnostics if launches is not None else ()
     diagnostics = [in_dump_names(d, versions) for d in diagnostics] + declined_diagnostics(versions)
+    diagnostics += wellformed  # warnings only by now (IR410)
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
         # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only

@@ -20,7 +20,7 @@ the same verdict and the same model.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
@@ -295,9 +295,31 @@ class _Encoder:
         return self._opaque(e)
 
     def _name(self, name: str) -> z3.ArithRef:
+        """A name's symbol, its definition assumed (and the definitions it reads, first).
+
+        Bindings chain (`a2 = a1`, `a3 = a2 + 1`, ... 10,000 deep): the chain is walked with an
+        explicit stack, not by recursion, in the order a recursive walk would take (each name's
+        non-negativity on entry, its definition once every name it reads is defined), so the
+        depth of a chain never meets Python's recursion limit.  `_read_names` says which names
+        encoding a definition reads; when the definition is encoded they are all known."""
         if name in self.names:
             return self.names[name]
-        # Register before encoding the definition, so a (malformed) cyclic binding terminates.
+        stack: list[tuple[str, Expr, Iterator[str]]] = []
+        entering: str | None = name
+        while True:
+            if entering is not None and (definition := self._enter(entering)) is not None:
+                stack.append((entering, definition, iter(_read_names(definition, self.prefix))))
+            if not stack:
+                return self.names[name]
+            current, definition, reads = stack[-1]
+            entering = next((n for n in reads if n not in self.names), None)
+            if entering is None:
+                stack.pop()
+                self.assume(f"{current} = {expr_text(definition)}", self.names[current] == self.int_of(definition))
+
+    def _enter(self, name: str) -> Expr | None:
+        """Register `name` (before its definition, so a malformed cyclic binding terminates);
+        its definition when the encoder can look into it, else None (a free symbol)."""
         sym = z3.Int(name, self.ctx)
         self.names[name] = sym
         if name in self.nonneg:
@@ -308,9 +330,8 @@ class _Encoder:
             # over its dtype's values (a bound name takes its definition's value instead).
             self.free[name] = sym
             self._assume_domain(name, sym)
-        else:
-            self.assume(f"{name} = {expr_text(definition)}", sym == self.int_of(definition))
-        return sym
+            return None
+        return definition
 
     def _assume_domain(self, name: str, sym: z3.ArithRef) -> None:
         dtype = self.dtypes.get(name)
@@ -461,6 +482,34 @@ class _Encoder:
         return sym
 
 
+def _read_names(e: Expr, prefix: str) -> Iterator[str]:
+    """The names `_Encoder` passes to `_name` while encoding `e`, in its order: it looks into
+    exactly the operands it encodes (an opaque part hides its names)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        match node:
+            case Name(id=i):
+                yield i
+            case BinOp(op=op, left=left, right=right) if op in ("+", "-", "*", "//", "%"):
+                stack += [right, left]
+            case BinOp(op=op, left=left) if op in ("<<", ">>", "**"):
+                stack.append(left)  # the literal exponent or shift is folded, not encoded
+            case UnaryOp(operand=x):
+                stack.append(x)
+            case Compare(left=left, right=right):
+                stack += [right, left]
+            case BoolOp(values=vs):
+                stack += reversed(vs)
+            case Call(func=f, args=args, kwargs=kws) if (
+                (scalar_builtin(f, prefix) in ("min", "max") and args and not kws)
+                or (scalar_builtin(f, prefix) == "abs" and len(args) == 1)
+            ):
+                stack += reversed(args)
+            case Call() if (operand := int_cast_operand(node, prefix)) is not None:
+                stack.append(operand)
+
+
 def _is_opaque_leaf(e: Expr, prefix: str) -> bool:
     """A definition the encoder cannot look into at all (so equating it adds nothing)."""
     match e:
@@ -598,6 +647,11 @@ def _context() -> z3.Context:
     return ctx
 
 
+# How many bindings deep the solver-free bound follows a name: a longer chain (10,000 aliases) is
+# Z3's, whose encoder walks it without recursion.
+_SOLVER_FREE_CHAIN = 200
+
+
 def _lower_bound(goal: PositivityGoal, e: Expr, seen: set[str]) -> tuple[int, tuple[str, ...]] | None:
     """A lower bound of `e` from what needs no solver: literals, a loop index with literal
     bounds, names known non-negative, the bindings they are defined by, and `+`, `*` of
@@ -606,7 +660,7 @@ def _lower_bound(goal: PositivityGoal, e: Expr, seen: set[str]) -> tuple[int, tu
     if (value := fold_constant(e, goal.prefix)) is not None:
         return value, ()
     match e:
-        case Name(id=name) if name not in seen:
+        case Name(id=name) if name not in seen and len(seen) < _SOLVER_FREE_CHAIN:
             return _name_bound(goal, name, seen | {name})
         case BinOp(op="+" | "*" as op, left=left, right=right):
             a, b = _lower_bound(goal, left, seen), _lower_bound(goal, right, seen)

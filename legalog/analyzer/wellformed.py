@@ -7,7 +7,12 @@ that calls or launches itself, directly or through others) PyPTO's parser does a
 runtime can execute it and the rules' provenance through a callee's returns would chase itself:
 it is found here, on the call graph, so no rule ever sees a cyclic call graph.  A binding without
 a type annotation inside a Graph cannot be hoisted (a new parameter needs a type) and is said so
-rather than silently left in place.
+rather than silently left in place.  What Python's own compiler refuses (`break` outside a loop,
+`await`, a `return` in the class body, ...) or turns into something else (`yield` makes a
+generator) PyPTO's parser refuses too: IR407-IR409, at the line the compiler names.  A launch's
+`core_num` that is not an integer expression (`core_num=2.5`) is SP304: no block count to prove.
+A `# pypto.program:` header naming another program than the class is a warning (IR410): the class
+is the name PyPTO reads, and the header is kept as written.
 
 Any error here stops the analysis before the rules run (`pipeline.analyze`).
 """
@@ -20,9 +25,9 @@ from dataclasses import fields, is_dataclass
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
-from legalog.ir.fold import fold, in_int64
-from legalog.ir.model import Assign, BinOp, Call, Const, Function, Program, Span, UnaryOp
-from legalog.ir.patterns import call_target, is_yield
+from legalog.ir.fold import INT_DTYPES, fold, in_int64
+from legalog.ir.model import Assign, BinOp, Call, Const, Expr, Function, Program, Span, UnaryOp
+from legalog.ir.patterns import call_target, core_num, is_yield
 from legalog.ir.transform import walk_stmts
 
 _OUTPUT_DIRECTIONS = ("Out", "InOut")
@@ -32,7 +37,8 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
     """Every violation, in source order."""
     sites = {fn.name: list(call_sites(program, fn)) for fn in program.functions}
     found = [*_duplicates(program), *_calls(program, sites), *_recursion(program, sites),
-             *_integers(program), *_unannotated(program)]  # fmt: skip
+             *_integers(program), *_unannotated(program), *_refused(program), *_header(program),
+             *_core_nums(program)]  # fmt: skip
     return sorted(found, key=lambda d: d.sort_key)
 
 
@@ -69,7 +75,7 @@ def call_sites(program: Program, fn: Function) -> Iterator[tuple[Call, str, str]
             yield node, target.callee, target.form
 
 
-def _at(code: str, span: Span, message: str, function: str, subject: str | None = None) -> Diagnostic:
+def _at(code: str, span: Span, message: str, function: str | None, subject: str | None = None) -> Diagnostic:
     return diagnostic(code, message, span.line, span.col, function=function, subject=subject)
 
 
@@ -199,3 +205,58 @@ def _unannotated(program: Program) -> Iterator[Diagnostic]:
                 names = ", ".join(f"`{t}`" for t in stmt.targets)
                 yield _at("IR406", stmt.span, f"{names} in Graph function `{fn.name}` is bound without a type "
                                               "annotation, so the pass cannot type (or hoist) it", fn.name, stmt.targets[0])  # fmt: skip
+
+
+# ------------------------------------------------------------------ what the compiler refuses
+
+_REFUSAL_CODES = {"jump": "IR407", "async": "IR408", "yield": "IR408", "compile": "IR409"}
+# what the compiler refuses that another code already says, at the same place
+_SAID_ELSEWHERE = ("duplicate argument",)  # IR403
+
+
+def _refused(program: Program) -> Iterator[Diagnostic]:
+    """The parser's record of what Python's compiler refuses (or makes a generator or coroutine
+    of), each at its line, in the function it sits in (none for the class body)."""
+    if program.layout is None:
+        return
+    for refusal in program.layout.refusals:
+        if refusal.message.startswith(_SAID_ELSEWHERE):
+            continue
+        line = refusal.span.line
+        fn = next((f.name for f in program.functions if f.span.line <= line <= f.span.end_line), None)
+        where = f"in `{fn}`" if fn is not None else "in the program"
+        yield _at(_REFUSAL_CODES[refusal.kind], refusal.span, f"Python refuses this {where}: {refusal.message}", fn)
+
+
+def _header(program: Program) -> Iterator[Diagnostic]:
+    named = program.layout.header_name if program.layout is not None else None
+    if named is not None and named != program.name:
+        yield diagnostic("IR410", f"the `# pypto.program: {named}` header names another program than the class "
+                                  f"`{program.name}`; the class's name is kept", 1, 1)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------- core_num
+
+def _not_integer(count: Expr) -> Const | None:
+    """A constant in `count` that makes it other than an integer (a float, a string, a bool,
+    None, a typed constant of a non-integer dtype), or None."""
+    for node in _nodes(count):
+        if not isinstance(node, Const):
+            continue
+        if isinstance(node.value, bool) or not isinstance(node.value, int):
+            return node
+        if node.dtype is not None and node.dtype not in INT_DTYPES:
+            return node
+    return None
+
+
+def _core_nums(program: Program) -> Iterator[Diagnostic]:
+    """SP304: a block count that is not an integer expression is no count the launch can prove
+    positive (`core_num = 0 when 2.5 = 0` would be the prover's nonsense), nor one a runtime reads."""
+    for fn in program.functions:
+        for node in _nodes(fn.body):
+            if isinstance(node, Call) and (count := core_num(node)) is not None and (bad := _not_integer(count)):
+                launched = target.callee if (target := call_target(node, program.prefix)) is not None else node.func
+                yield _at("SP304", count.span, f"the launch of `{launched}` in `{fn.name}` has a core_num with the "
+                                               f"non-integer constant {bad.value!r}: a block count is an integer",
+                          fn.name, launched)  # fmt: skip

@@ -338,6 +338,17 @@ INDENT_STEP = "    "  # one block level in PyPTO's printer style (IR_FORMAT.md Â
 
 
 @dataclass(frozen=True, slots=True)
+class Refusal:
+    """A construct `ast` reads but Python's compiler (or PyPTO's parser after it) refuses: a
+    `break` outside a loop, an `await`, a `yield`, a `return` outside a function, ...  `kind` is
+    "jump", "async", "yield" or "compile" (anything else the compiler says)."""
+
+    kind: Literal["jump", "async", "yield", "compile"]
+    message: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class SourceLayout:
     """The text a program was read from, and where each function sits in it, so that a function
     nobody changed prints byte-for-byte (comments, layout, header and all)."""
@@ -348,6 +359,8 @@ class SourceLayout:
     indent: str  # before each method's first line
     step: str = INDENT_STEP  # what one more block level adds, so a reprinted function matches the rest
     newline: str = "\n"  # the text's line break: "\n", "\r\n" or "\r"
+    header_name: str | None = None  # the name a `# pypto.program: NAME` first line gives, if any
+    refusals: tuple[Refusal, ...] = ()  # what the compiler refuses in the text, in source order
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import itertools
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +43,7 @@ from legalog.ir.model import (
     OtherType,
     Param,
     Program,
+    Refusal,
     Return,
     ScalarType,
     SourceLayout,
@@ -72,6 +74,7 @@ _CMPOPS: dict[type, str] = {
 }  # fmt: skip
 _UNARYOPS: dict[type, str] = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 _DIRECTIONS = {"InOut": "InOut", "Out": "Out", "In": "In"}
+MAX_EXPR_DEPTH = 256  # operators one expression may nest (every walk after the reader stays within it)
 
 
 def parse(text: str, path: str | None = None) -> Program:
@@ -84,7 +87,9 @@ def parse(text: str, path: str | None = None) -> Program:
         raise ParseError("binary input: NUL byte in the text", path, line, col)
     with bulk_allocation():
         try:
-            module = ast.parse(text, filename=path or "<input>")
+            with warnings.catch_warnings():  # `"\d"` and the like warn: not the user's report
+                warnings.simplefilter("ignore")
+                module = ast.parse(text, filename=path or "<input>")
         except SyntaxError as err:
             reason = err.msg or "invalid syntax"
             raise ParseError(f"invalid Python syntax: {reason}", path, err.lineno or 1, err.offset or 1) from None
@@ -179,6 +184,7 @@ class _Reader:
         self.path = path
         self.prefix = "pl"
         self.lines = lines
+        self.depth = 0  # of the expression being read
         # character offset of each line's start (and of the end): a function's span in O(1)
         self.line_starts = list(itertools.accumulate((len(line) for line in self.lines), initial=0))
         # Each reader takes its own node class (dispatch is by `type(node)`), hence `Any`.
@@ -221,9 +227,12 @@ class _Reader:
         indent, step = self._indents(methods[0])
         newline = found.group() if (found := _NEWLINE.search(self.text)) else "\n"
         spans = tuple(self._function_span(m) for m in methods)
-        layout = SourceLayout(self.text, spans, functions, indent, step, newline)
-        name = header.group("name") if header and header.group("name") else cls.name
-        return Program(name, self.prefix, dims, functions, layout)
+        # The class is the program's name, as PyPTO's parser takes it; a header that says otherwise
+        # is kept as written and reported (IR410), never a reason to rename the class.
+        header_name = header.group("name") if header else None
+        refusals = _refusals(module, methods)
+        layout = SourceLayout(self.text, spans, functions, indent, step, newline, header_name, refusals)
+        return Program(cls.name, self.prefix, dims, functions, layout)
 
     def _is_program_class(self, node: ast.ClassDef) -> bool:
         return any((dotted_name(d) or "").endswith(".program") for d in node.decorator_list)
@@ -258,15 +267,25 @@ class _Reader:
     def _indents(self, method: ast.FunctionDef) -> tuple[str, str]:
         """The text before a method's first line, and what its body adds to it: a function that
         is reprinted indents as the ones kept byte-for-byte do (tabs stay tabs)."""
-        first = method.decorator_list[0].lineno if method.decorator_list else method.lineno
-        outer = _leading_whitespace(self.lines[first - 1])
+        outer = _leading_whitespace(self.lines[self._first_line(method) - 1])
         inner = _leading_whitespace(self.lines[method.body[0].lineno - 1])
         step = inner[len(outer) :] if inner.startswith(outer) and len(inner) > len(outer) else INDENT_STEP
         return outer, step
 
     def _function_span(self, node: ast.FunctionDef) -> tuple[int, int]:
-        first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-        return self.line_starts[first - 1], self.line_starts[node.end_lineno or node.lineno]
+        return self.line_starts[self._first_line(node) - 1], self.line_starts[node.end_lineno or node.lineno]
+
+    def _first_line(self, node: ast.FunctionDef) -> int:
+        """The line of the `@` of a method's first decorator (or of its `def`).  `ast` places a
+        decorator at its expression, which need not share the `@`'s line (`@ \\` then a newline, or
+        `@(` ... `)` across lines); a decorator's `@` always begins its line, so the first line at
+        or above the expression that starts with `@` is it."""
+        if not node.decorator_list:
+            return node.lineno
+        line = node.decorator_list[0].lineno
+        while line > 1 and not self.lines[line - 1].lstrip(_INDENT).startswith("@"):
+            line -= 1
+        return line
 
     # ----------------------------------------------------------------------------- function
 
@@ -433,8 +452,18 @@ class _Reader:
     # --------------------------------------------------------------------------- expressions
 
     def expr(self, node: ast.expr) -> Expr:
-        reader = self._expr_readers.get(type(node))
-        return reader(node) if reader is not None else self._opaque(node)
+        # Bounded here, once, so that no later walk of an expression (lowering, folding, Z3, the
+        # printer) meets Python's recursion limit: Python itself stops at 200 brackets, so only
+        # an operator chain of hundreds of terms without them is declined.
+        self.depth += 1
+        try:
+            if self.depth > MAX_EXPR_DEPTH:
+                raise self.error(f"expression nested more than {MAX_EXPR_DEPTH} operators deep: "
+                                 "split it into named intermediate values", node)  # fmt: skip
+            reader = self._expr_readers.get(type(node))
+            return reader(node) if reader is not None else self._opaque(node)
+        finally:
+            self.depth -= 1
 
     def _opaque(self, node: ast.expr) -> Opaque:
         names = tuple(sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)}))
@@ -509,6 +538,61 @@ class _Reader:
         if isinstance(node.slice, ast.Slice):
             return self._opaque(node)
         return Subscript(self.expr(node.value), self.expr(node.slice), span=_span(node))
+
+
+_RefusalKind = Literal["jump", "async", "yield", "compile"]
+_REFUSED_KINDS: tuple[tuple[str, _RefusalKind], ...] = (
+    ("'break'", "jump"), ("'continue'", "jump"), ("'await'", "async"), ("asynchronous", "async"), ("'yield'", "yield"),
+)  # fmt: skip
+
+
+def _refusals(module: ast.Module, methods: list[ast.FunctionDef]) -> tuple[Refusal, ...]:
+    """What Python's compiler refuses in text `ast.parse` accepted, and the generator and
+    coroutine forms it accepts in a function but PyPTO's parser does not: every `break` or
+    `continue` outside a loop and every `await` / `yield` of a method body, then the compiler's
+    own first refusal anywhere else (a `return` in the class body, a `nonlocal` without a
+    binding, a repeated keyword...).  Compiled, never run; its warnings are not the user's report."""
+    found = {(r.span.line, r.span.col): r for m in methods for r in _body_refusals(m)}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(module, "<input>", "exec", dont_inherit=True)
+    except SyntaxError as err:
+        line, col = err.lineno or 1, err.offset or 1
+        kind: _RefusalKind = next((k for prefix, k in _REFUSED_KINDS if err.msg.startswith(prefix)), "compile")
+        if not any(r.kind == kind and r.span.line == line for r in found.values()):  # said once per line
+            found[(line, col)] = Refusal(kind, err.msg, Span(line, col, line, col))
+    except (RecursionError, MemoryError, ValueError):
+        pass  # the reader's own limits decide such a text; the compiler's verdict adds nothing
+    return tuple(found[k] for k in sorted(found))
+
+
+def _body_refusals(method: ast.FunctionDef) -> list[Refusal]:
+    """Jumps outside a loop, awaits and yields in one method body (an explicit stack: nesting
+    depth is the input's, not Python's recursion limit)."""
+    out = []
+    stack: list[tuple[ast.AST, bool]] = [(s, False) for s in reversed(method.body)]
+    children: list[tuple[ast.AST, bool]]
+    while stack:
+        node, in_loop = stack.pop()
+        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            word = "break" if isinstance(node, ast.Break) else "continue"
+            out.append(Refusal("jump", f"'{word}' outside loop", _span(node)))
+        elif isinstance(node, ast.Await):
+            out.append(Refusal("async", "'await' outside async function", _span(node)))
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+            out.append(Refusal("yield", "'yield' makes the function a generator", _span(node)))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue  # a scope of its own (and refused by the reader as a statement anyway)
+        if isinstance(node, (ast.For, ast.While)):
+            heads: list[ast.AST] = [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
+            children = [(c, in_loop) for c in heads]
+            children += [(c, True) for c in node.body]
+            children += [(c, in_loop) for c in node.orelse]
+        else:
+            children = [(c, in_loop) for c in ast.iter_child_nodes(node)]
+        stack.extend(reversed(children))
+    return out
 
 
 def _describe(node: ast.AST) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TypeAlias
 
+from legalog.ir.errors import ParseError
 from legalog.ir.model import (
     INDENT_STEP,
     ArrayType,
@@ -57,8 +58,9 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.parser import parse
 
-__all__ = ["PrintError", "print_expr", "print_function", "print_program", "print_type"]
+__all__ = ["PrintError", "print_checked", "print_expr", "print_function", "print_program", "print_type"]
 
 STEP = INDENT_STEP
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -596,3 +598,21 @@ def print_program(p: Program) -> str:
     if lay is None or not lay.function_spans or not _spans_valid(lay):
         return _canonical(p)
     return _with_layout(p, lay)
+
+
+def print_checked(p: Program) -> str:
+    """`print_program`, read back with legalog's own parser and compared with `p` node for node
+    before anyone writes it: a text that does not parse, or parses to another program (a span
+    that started in the wrong place, a line break the reader counts differently), is a
+    `PrintError`, legalog's bug, and nothing is written.  This holds for every input, not only
+    the spellings a test thought of."""
+    text = print_program(p)
+    try:
+        again = parse(text)
+    except ParseError as err:
+        raise PrintError(f"the program legalog would write does not read back ({err.line}:{err.col}: {err.reason})") from None
+    if again != p:
+        differs = [f.name for f, g in zip(p.functions, again.functions) if f != g]
+        what = f"function `{differs[0]}`" if differs else "the program's name, dims or functions"
+        raise PrintError(f"the program legalog would write reads back differently ({what}); nothing written")
+    return text

@@ -9,12 +9,13 @@ legalog/surfaces/stream.py) holds only those that arrived ahead of an unfinished
 from __future__ import annotations
 
 import os
+import pickle
+import select
 import signal
-import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,33 +125,65 @@ def crash_result(job: Job, why: str) -> FileModel:
     return _error(job.target, f"internal error: {why}; {report_hint()}", 1, 1, "INTERNAL")
 
 
-class AnalysisTimeout(BaseException):
-    """The time limit struck (a BaseException, so no `except Exception` on the way out of the
-    analysis mistakes it for that analysis's own failure)."""
+def within(seconds: float | None, task: Callable[[], FileModel], job: Job) -> FileModel | None:
+    """`task()` in a forked child process that is killed at the deadline: None when it struck.
 
+    Enforced from outside, so nothing inside the analysis can swallow it (an alarm raised in a
+    Z3 finaliser is printed and lost, and a signal never interrupts a long C call), and a killed
+    child prints nothing: its output goes to /dev/null and the result comes back pickled over
+    a pipe.  Without `fork` (or without a limit) the task runs here, unlimited."""
+    if not seconds or not hasattr(os, "fork"):
+        return task()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        try:
+            os.close(read_end)
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 1)
+            os.dup2(quiet, 2)
+            try:
+                result = task()
+            except BaseException as err:  # whatever it is, it is this file's INTERNAL entry
+                from legalog.surfaces.internal import internal_reason
 
-@contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise `AnalysisTimeout` in the block after `seconds` of wall time (SIGALRM; a no-op off
-    the main thread or without a limit).  It interrupts legalog's own code at any stage."""
-    if not seconds or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def strike(_signum: int, _frame: object) -> None:
-        raise AnalysisTimeout
-
-    previous = signal.signal(signal.SIGALRM, strike)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+                result = _error(job.target, internal_reason(err), 1, 1, "INTERNAL")
+            with os.fdopen(write_end, "wb") as out:
+                pickle.dump(result, out)
+        finally:
+            os._exit(0)
+    os.close(write_end)
     try:
-        yield
+        payload = _read_until(read_end, time.monotonic() + seconds)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        os.close(read_end)
+        if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still running: past its time, or we were interrupted
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    if payload is None:
+        return None
+    if not payload:
+        return crash_result(job, "the analysis process died (killed, or out of memory)")
+    loaded: FileModel = pickle.loads(payload)  # our own child's pickle of its FileModel
+    return loaded
+
+
+def _read_until(fd: int, deadline: float) -> bytes | None:
+    """Everything written to `fd` until its writer closes it, or None at the deadline."""
+    chunks: list[bytes] = []
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            return None
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def analyse_job(job: Job) -> FileModel:
-    """A worker's whole task: the analysis, through the result cache when the job names one."""
+    """A worker's whole task: the analysis, through the result cache when the job names one,
+    within the job's time limit."""
     from legalog.surfaces.cache import cached  # repeated runs over unchanged dumps answer from disk
 
     data = job.data
@@ -164,15 +197,17 @@ def analyse_job(job: Job) -> FileModel:
     def analyse(target: Target, runtime: str) -> FileModel:
         return analyse_target(target, runtime, data, job.engine)
 
-    try:
-        with time_limit(job.timeout):
-            if job.cache_dir is None:
-                return analyse(job.target, job.runtime)
-            return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=data, engine=job.engine)
-    except AnalysisTimeout:
+    def task() -> FileModel:
+        if job.cache_dir is None:
+            return analyse(job.target, job.runtime)
+        return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=data, engine=job.engine)
+
+    result = within(job.timeout, task, job)
+    if result is None:
         reason = (f"analysis stopped after {job.timeout:g} s, the per-file time limit (`--timeout`); "
                   "the other files are reported as usual")  # fmt: skip
         return _error(job.target, reason, 1, 1, "TIMEOUT")
+    return result
 
 
 def run(

@@ -3,7 +3,9 @@
 The analysis is `check`'s batch (process pool, cache, one failing file never stops the others);
 each result carries `fix`'s output as edits on the input (legalog/surfaces/edits.py), so writing
 a file is applying its edits to the text that was analysed.  A rejected, unreadable or crashed
-file is never written; neither is one that changed on disk since it was analysed.
+file is never written; neither is one that changed on disk since it was analysed, nor one whose
+edits do not land where the analysed text had its functions (`reread_mismatch`: an `internal`
+outcome, legalog's bug, exit 3).
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from pathlib import Path
 from typing import Literal
 
 from legalog.facts.store import current_umask
+from legalog.ir.errors import ParseError
+from legalog.ir.parser import parse
 from legalog.surfaces.dumps import Target
-from legalog.surfaces.edits import apply_edits
-from legalog.surfaces.report import FileModel
+from legalog.surfaces.edits import WHOLE_FILE, apply_edits
+from legalog.surfaces.report import EditModel, FileModel
 
-Outcome = Literal["fixed", "unchanged", "legal", "rejected", "error"]
+Outcome = Literal["fixed", "unchanged", "legal", "rejected", "error", "internal"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +82,9 @@ def _keep_attributes(tmp: Path, before: os.stat_result | None) -> None:
 
 def read_dump(path: str | Path) -> str:
     """A dump's text exactly as the parser saw it: its own line breaks (`read_text` would turn a
-    CRLF dump into LF, and the edits' offsets are offsets into the bytes as decoded)."""
-    return Path(path).read_bytes().decode("utf-8")
+    CRLF dump into LF, and the edits' offsets are offsets into the bytes as decoded), without the
+    byte order mark the parser drops (every offset would be one off)."""
+    return Path(path).read_bytes().decode("utf-8").removeprefix("\ufeff")
 
 
 def diff_lines(path: str, original: str, text: str) -> list[str]:
@@ -120,11 +125,35 @@ def _apply_one(path: Path, model: FileModel, digest: str | None) -> FixResult:
     text = fixed_text(model, original)
     if text is None:
         return FixResult(str(path), "rejected", "rejected; nothing written")
+    if (mismatch := reread_mismatch(original, text, model.edits)) is not None:
+        return FixResult(str(path), "internal", f"INTERNAL: {mismatch}; nothing written (a bug in legalog)")
     try:
         written = write_atomic(path, text)
     except OSError as err:
         return FixResult(str(path), "error", f"cannot write: {err.strerror or err}")
     return FixResult(str(path), "fixed" if written else "unchanged")
+
+
+def reread_mismatch(original: str, text: str, edits: Sequence[EditModel]) -> str | None:
+    """Why `text` (the edits applied to `original`) is not what the analysis verified, or None.
+    The analysis proved its output reads back as the program it verified (`print_checked`) and
+    made its edits against the text it read; here both are read again: each edit must replace
+    exactly one function of `original` as legalog's parser finds it (or the whole text), and the
+    text to write must parse."""
+    try:
+        read = parse(original)
+    except ParseError as err:
+        return f"the dump no longer reads as it did ({err.line}:{err.col}: {err.reason})"
+    spans = dict(zip((f.name for f in read.functions), read.layout.function_spans if read.layout else ()))
+    for e in edits:
+        expected = (0, len(original)) if e.function == WHOLE_FILE else spans.get(e.function)
+        if expected != (e.char_offset, e.char_offset + e.char_length):
+            return f"the edit of `{e.function}` does not cover that function in the text on disk"
+    try:
+        parse(text)
+    except ParseError as err:
+        return f"the text to write does not parse ({err.line}:{err.col}: {err.reason})"
+    return None
 
 
 def text_digest(text: str) -> str:
@@ -144,9 +173,9 @@ def digests(targets: Sequence[Target]) -> dict[str, str]:
 
 def summary(results: Sequence[FixResult]) -> str:
     counts = Counter(r.outcome for r in results)
-    parts = [f"{counts[o]} {o}" for o in ("fixed", "unchanged", "legal", "rejected", "error") if counts[o]]
+    parts = [f"{counts[o]} {o}" for o in ("fixed", "unchanged", "legal", "rejected", "error", "internal") if counts[o]]
     noun = "file" if len(results) == 1 else "files"
     line = f"{len(results)} {noun}: {', '.join(parts) or 'nothing to fix'}"
-    if counts["rejected"] or counts["error"]:
+    if counts["rejected"] or counts["error"] or counts["internal"]:
         line += " (nothing written for rejected or failed files)"
     return line

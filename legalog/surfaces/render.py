@@ -79,7 +79,9 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
     return FileModel(
         path=analysis.path or "<input>",
         status=analysis.status,
-        diagnostics=[d.model_copy(update={"fix_functions": fix_functions(d, analysis, edits)}) for d in diagnostics],
+        # fixable means `fix` writes it: never on a file it writes nothing for (rejected, or no edits)
+        diagnostics=[d.model_copy(update={"fix_functions": fix_functions(d, analysis, edits), "fixable": d.fixable and bool(edits)})
+                     for d in diagnostics],
         edits=edits,
         graphs=graphs,
         launches=[LaunchModel.model_validate(launch.to_json()) for launch in analysis.launches],

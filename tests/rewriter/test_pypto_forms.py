@@ -17,8 +17,8 @@ from legalog.extractor.lower import FULL_BODY_KINDS
 from legalog.ir import parse, print_program
 from legalog.ir.ssa import version_program
 from legalog.pipeline import analyze
-from tests.pipeline.test_frontend_positions import graph_signatures
 from tests.ir.strategies import frontend_graph_programs, spmd_programs
+from tests.pipeline.test_frontend_positions import graph_signatures
 
 EXAMPLES = int(os.environ.get("LEGALOG_PROPERTY_EXAMPLES", "15"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

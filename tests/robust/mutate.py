@@ -3,7 +3,8 @@
 Each mutation takes the text of a dump and a `random.Random` and returns new bytes; together
 they cover frontend-style rebinding, arity changes, unknown callees, recursion, huge and
 out-of-range integers, missing annotations, non-ASCII names, a BOM, bad bytes, truncation and
-broken structure.  Deterministic: the same seed gives the same mutants.
+broken structure; and issue 22's kinds: split decorators, alias chains, many launches, wide loop
+bounds, odd headers, statements Python's compiler refuses, non-integer core_num.  Deterministic: the same seed gives the same mutants.
 """
 
 from __future__ import annotations
@@ -170,7 +171,7 @@ def function_type(text: str, rng: random.Random) -> bytes:
 
 
 def core_num(text: str, rng: random.Random) -> bytes:
-    value = rng.choice(("0", "-2", "n", "(2 ** 63)", "k - 1"))
+    value = rng.choice(("0", "-2", "n", "(2 ** 63)", "k - 1", "2.5", "k * 1.5"))
     return re.sub(r"core_num=[^,)]+", f"core_num={value}", text, count=1).encode()
 
 
@@ -178,10 +179,79 @@ def dedent(text: str, rng: random.Random) -> bytes:
     return _edit_line(text, rng, lambda line: line[rng.randrange(1, 8) :])
 
 
+_DECORATOR = re.compile(r"^(\s*)@(pl\.function\(.*\))$", re.MULTILINE)
+_SCALAR = re.compile(r"^(\s+)(\w+): (pl\.Scalar\[pl\.\w+\]) = .*$", re.MULTILINE)
+_LAUNCH_LINE = re.compile(r"^\s+\w+: .*= (?:pl\.(?:spmd_)?submit\(|self\.\w+\().*$", re.MULTILINE)
+_RANGE = re.compile(r"pl\.range\((\d+)")
+_HEADER_LINE = re.compile(r"\A# pypto\.program(?::[^\n]*)?\n")
+
+
+def split_decorator(text: str, rng: random.Random) -> bytes:
+    """`@pl.function(...)` across lines (issue 22): `@ \\` + newline, or `@(` ... `)`."""
+    found = list(_DECORATOR.finditer(text))
+    if not found:
+        return text.encode()
+    m = rng.choice(found)
+    ind, call = m.group(1), m.group(2)
+    form = rng.choice((f"{ind}@ \\\n{ind}{call}", f"{ind}@(\n{ind}    {call}\n{ind})",
+                       f"{ind}@(  # split\n{ind}    {call})", f"{ind}@   {call}"))  # fmt: skip
+    return (text[: m.start()] + form + text[m.end() :]).encode()
+
+
+def alias_chain(text: str, rng: random.Random) -> bytes:
+    """A scalar renamed 20 to 400 times before its uses (issue 22: 350 aliases broke Z3's term)."""
+    found = list(_SCALAR.finditer(text))
+    if not found:
+        return text.encode()
+    m = rng.choice(found)
+    ind, name, ann = m.groups()
+    count = rng.choice((20, 120, 400))
+    chain = "".join(f"\n{ind}{name}_al{i}: {ann} = {name if i == 1 else f'{name}_al{i - 1}'}" for i in range(1, count + 1))
+    rest = re.sub(rf"\b{re.escape(name)}\b(?!_al)", f"{name}_al{count}", text[m.end() :])
+    return (text[: m.end()] + chain + rest).encode()
+
+
+def many_launches(text: str, rng: random.Random) -> bytes:
+    """One launch or call repeated 10 to 60 times (issue 22: thousands of launches)."""
+    found = list(_LAUNCH_LINE.finditer(text))
+    if not found:
+        return text.encode()
+    m = rng.choice(found)
+    return (text[: m.end()] + ("\n" + m.group(0)) * rng.randrange(10, 60) + text[m.end() :]).encode()
+
+
+def wide_bound(text: str, rng: random.Random) -> bytes:
+    """A loop bound past 32 bits (issue 22: one bound of 2**31 sent a program to pyDatalog)."""
+    value = rng.choice(("2147483648", "4294967296", "1099511627776", "9223372036854775807"))
+    return _RANGE.sub(f"pl.range({value}", text, count=1).encode()
+
+
+def odd_header(text: str, rng: random.Random) -> bytes:
+    """A header naming another class, none, a bare one, or module-level text before the class."""
+    header = rng.choice(("# pypto.program: SomethingElse\n", "", "# pypto.program\n",
+                         "# pypto.program: X\n# NOTE: hand-edited\nBLOCK = 128\n"))  # fmt: skip
+    return _HEADER_LINE.sub(lambda _m: header, text, count=1).encode()
+
+
+def refused_statement(text: str, rng: random.Random) -> bytes:
+    """What Python's compiler refuses in a body (issue 22): `break`, `continue`, `await`, `yield`."""
+    stmt = rng.choice(("break", "continue", "x_await = await y", "x_yield = yield 1", "nonlocal q"))
+    lines = text.splitlines(keepends=True)
+    if body := _body_lines(text):
+        i = rng.choice(body)
+        lines.insert(i, _leading(lines[i]) + stmt + "\n")
+    return "".join(lines).encode()
+
+
+def _leading(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
 MUTATIONS: tuple[Mutation, ...] = (
     drop_line, duplicate_line, swap_lines, drop_argument, extra_argument, recurse, unknown_callee,
     huge_integer, strip_annotation, non_ascii_name, frontend_names, byte_order_mark, truncate, bad_bytes,
-    function_type, core_num, dedent,
+    function_type, core_num, dedent, split_decorator, alias_chain, many_launches, wide_bound, odd_header,
+    refused_statement,
 )  # fmt: skip
 
 
