@@ -8,6 +8,7 @@ legalog/surfaces/stream.py) holds only those that arrived ahead of an unfinished
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import select
@@ -134,6 +135,7 @@ def within(seconds: float | None, task: Callable[[], FileModel], job: Job) -> Fi
     a pipe.  Without `fork` (or without a limit) the task runs here, unlimited."""
     if not seconds or not hasattr(os, "fork"):
         return task()
+    _warm_before_another_fork()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller's code
@@ -166,6 +168,31 @@ def within(seconds: float | None, task: Callable[[], FileModel], job: Job) -> Fi
         return crash_result(job, "the analysis process died (killed, or out of memory)")
     loaded: FileModel = pickle.loads(payload)  # our own child's pickle of its FileModel
     return loaded
+
+
+_forked_before = False
+
+
+def _warm_before_another_fork() -> None:
+    """A process that forks a child per file loads once what every analysis loads first (the
+    engine and the solver, the rule programs), so each later child inherits it rather than paying
+    it again; a process that checks one file never loads what its child alone needs."""
+    global _forked_before
+    if _forked_before:
+        warm_up()
+    _forked_before = True
+
+
+@functools.cache
+def warm_up() -> None:
+    import clingo  # noqa: F401
+    import z3  # noqa: F401
+
+    from legalog.rules.language import RuleProgram
+    from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, VERIFIER_RULES
+
+    for files in (PASS_RULES, VERIFIER_RULES, EXPLAIN_RULES):
+        RuleProgram.load(files)
 
 
 def _read_until(fd: int, deadline: float) -> bytes | None:

@@ -21,7 +21,9 @@ def _loaded_after(code: str) -> set[str]:
 
 
 def _check(path: Path) -> str:
-    return f"from legalog.cli import main\nmain(['check', {str(path)!r}, '--no-cache', '--no-progress'])"
+    # `--timeout 0`: the analysis runs in this process (under a time limit it runs in a forked
+    # child, and the parent loads nothing of it at all)
+    return f"from legalog.cli import main\nmain(['check', {str(path)!r}, '--no-cache', '--no-progress', '--timeout', '0'])"
 
 
 def test_import_legalog_loads_no_engine_and_no_solver() -> None:
