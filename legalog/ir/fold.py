@@ -41,16 +41,6 @@ def in_int64(value: int) -> bool:
     return INT64_MIN <= value <= INT64_MAX
 
 
-def min_max_kind(func: str, prefix: str = "pl") -> str | None:
-    """`min` or `max` for a call of that builtin (Python's or the DSL's), else None."""
-    kind = scalar_builtin(func, prefix)
-    return kind if kind in ("min", "max") else None
-
-
-def is_abs(func: str, prefix: str = "pl") -> bool:
-    return scalar_builtin(func, prefix) == "abs"
-
-
 def int_cast_operand(call: Call, prefix: str = "pl") -> Expr | None:
     """The operand of `cast(x, <integer dtype>)`, which folds and encodes as `x` itself."""
     if scalar_builtin(call.func, prefix) != "cast" or not call.args:
@@ -71,9 +61,9 @@ def _operands(e: Expr, prefix: str) -> Sequence[Expr] | None:
             return (x,)
         case BinOp(op=op, left=left, right=right) if op in _BINOPS:
             return (left, right)
-        case Call(func=f, args=args) if args and not e.kwargs and min_max_kind(f, prefix):
+        case Call(func=f, args=args) if args and not e.kwargs and scalar_builtin(f, prefix) in ("min", "max"):
             return args
-        case Call(func=f, args=(x,)) if not e.kwargs and is_abs(f, prefix):
+        case Call(func=f, args=(x,)) if not e.kwargs and scalar_builtin(f, prefix) == "abs":
             return (x,)
         case Call():
             inner = int_cast_operand(e, prefix)
@@ -99,10 +89,10 @@ def _combine(e: Expr, values: list[int], prefix: str) -> int | None:
         case Call(func=f):
             if not all(in_int64(v) for v in values):
                 return OUT_OF_RANGE
-            kind = min_max_kind(f, prefix)
-            if kind is not None:
+            kind = scalar_builtin(f, prefix)
+            if kind in ("min", "max"):
                 return min(values) if kind == "min" else max(values)
-            return abs(values[0]) if is_abs(f, prefix) else values[0]
+            return abs(values[0]) if kind == "abs" else values[0]
     return None
 
 

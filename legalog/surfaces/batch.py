@@ -189,9 +189,9 @@ def warm_up() -> None:
     import z3  # noqa: F401
 
     from legalog.rules.language import RuleProgram
-    from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, VERIFIER_RULES
+    from legalog.rules.programs import PASS_RULES, VERIFIER_RULES
 
-    for files in (PASS_RULES, VERIFIER_RULES, EXPLAIN_RULES):
+    for files in (PASS_RULES, VERIFIER_RULES):  # what `check` evaluates (`why` alone reads explain)
         RuleProgram.load(files)
 
 
