@@ -495,8 +495,9 @@ def _load(path: str, runtime: str):
 
 
 def _fix(args: argparse.Namespace) -> int:
+    from legalog.surfaces.entries import file_model
     from legalog.surfaces.fixes import write_atomic
-    from legalog.surfaces.render import file_model, render_text
+    from legalog.surfaces.render import render_text
 
     if len(args.paths) > 1 or Path(args.paths[0]).is_dir():
         return _fix_many(args)

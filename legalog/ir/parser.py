@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from legalog.ir.allocation import bulk_allocation
 from legalog.ir.errors import ParseError
+from legalog.ir.lines import source_lines
 from legalog.ir.model import (
     INDENT_STEP,
     ArrayType,
@@ -61,7 +62,6 @@ from legalog.ir.model import (
 
 _HEADER = re.compile(r"#\s*pypto\.program(?::\s*(?P<name>\S+))?")
 # A line and its end, where Python's tokenizer ends lines: at \n, \r\n or \r only.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _INDENT = " \t\f"  # what may precede a statement or comment on its line
 
@@ -123,13 +123,6 @@ def parse_bytes(data: bytes, name: str) -> Program:
         line, col = _position(before, len(before))
         raise ParseError(f"not UTF-8 text: byte 0x{data[err.start]:02x} cannot be decoded", name, line, col) from None
     return parse(text, name)
-
-
-def source_lines(text: str) -> list[str]:
-    """The lines of `text` with their ends, numbered as `ast` numbers them.  Not `str.splitlines`,
-    which also breaks at \\x0b \\x0c \\x1c-\\x1e \\x85 \\u2028 \\u2029: a form feed in a comment
-    would shift every later line, and with it every function's span."""
-    return _LINE.findall(text)
 
 
 def _leading_whitespace(line: str) -> str:

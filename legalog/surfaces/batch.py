@@ -8,11 +8,13 @@ legalog/surfaces/stream.py) holds only those that arrived ahead of an unfinished
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import os
 import pickle
 import select
 import signal
+import struct
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -64,7 +66,7 @@ def analyse_target(
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import analyze
-    from legalog.surfaces.render import file_model
+    from legalog.surfaces.entries import file_model
 
     path = target.path
     if data is None and Path(path).is_dir():  # a folder the search could not list
@@ -126,91 +128,150 @@ def crash_result(job: Job, why: str) -> FileModel:
     return _error(job.target, f"internal error: {why}; {report_hint()}", 1, 1, "INTERNAL")
 
 
-def within(seconds: float | None, task: Callable[[], FileModel], job: Job) -> FileModel | None:
-    """`task()` in a forked child process that is killed at the deadline: None when it struck.
+def within(seconds: float | None, job: Job, data: bytes | None) -> FileModel | None:
+    """The job's analysis (`analyse_target`) in a forked worker process that is killed at the
+    deadline: None when it struck.
 
     Enforced from outside, so nothing inside the analysis can swallow it (an alarm raised in a
     Z3 finaliser is printed and lost, and a signal never interrupts a long C call), and a killed
-    child prints nothing: its output goes to /dev/null and the result comes back pickled over
-    a pipe.  Without `fork` (or without a limit) the task runs here, unlimited."""
+    worker prints nothing: its output goes to /dev/null and each result comes back pickled over
+    a pipe.  One worker serves a whole batch (`results` closes it at the end), so what every
+    analysis loads first (the engines, the solver, the rule programs) is loaded once, not once per
+    file; a worker killed at a deadline, or dead, is replaced for the next file.  Without `fork`
+    (or without a limit) the analysis runs here, unlimited."""
     if not seconds or not hasattr(os, "fork"):
-        return task()
-    _warm_before_another_fork()
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into the caller's code
-        try:
-            os.close(read_end)
-            quiet = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(quiet, 1)
-            os.dup2(quiet, 2)
-            try:
-                result = task()
-            except BaseException as err:  # whatever it is, it is this file's INTERNAL entry
-                from legalog.surfaces.internal import internal_reason
-
-                result = _error(job.target, internal_reason(err), 1, 1, "INTERNAL")
-            with os.fdopen(write_end, "wb") as out:
-                pickle.dump(result, out)
-        finally:
-            os._exit(0)
-    os.close(write_end)
+        return analyse_target(job.target, job.runtime, data, job.engine)
+    request = pickle.dumps((job.target, job.runtime, data, job.engine))
+    worker = _Worker.current()
     try:
-        payload = _read_until(read_end, time.monotonic() + seconds)
-    finally:
-        os.close(read_end)
-        if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still running: past its time, or we were interrupted
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        if not worker.send(request):  # it died between files: a fresh one takes the file
+            worker.close()
+            worker = _Worker.current()
+            worker.send(request)
+        payload = worker.receive(time.monotonic() + seconds)
+    except BaseException:  # we were interrupted: no worker outlives its parent's wait
+        worker.close()
+        raise
+    if not payload:
+        worker.close()  # killed at the deadline, or found dead
     if payload is None:
         return None
     if not payload:
         return crash_result(job, "the analysis process died (killed, or out of memory)")
-    loaded: FileModel = pickle.loads(payload)  # our own child's pickle of its FileModel
+    loaded: FileModel = pickle.loads(payload)  # our own worker's pickle of its FileModel
     return loaded
 
 
-_forked_before = False
+_LENGTH = struct.Struct("<Q")  # each message on a worker's pipes: its length, then a pickle
 
 
-def _warm_before_another_fork() -> None:
-    """A process that forks a child per file loads once what every analysis loads first (the
-    engine and the solver, the rule programs), so each later child inherits it rather than paying
-    it again; a process that checks one file never loads what its child alone needs."""
-    global _forked_before
-    if _forked_before:
-        warm_up()
-    _forked_before = True
+class _Worker:
+    """A forked child analysing the jobs it is sent, one at a time, until its request pipe
+    closes.  One per thread of the process that forked it (a pool's or Dask's worker process
+    forks its own)."""
+
+    _mine = threading.local()
+
+    def __init__(self) -> None:
+        requests, self._requests = os.pipe()
+        self._replies, replies = os.pipe()
+        self.owner = os.getpid()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns into the caller's code
+            try:
+                os.close(self._requests)
+                os.close(self._replies)
+                quiet = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(quiet, 1)
+                os.dup2(quiet, 2)
+                _serve(requests, replies)
+            finally:
+                os._exit(0)
+        os.close(requests)
+        os.close(replies)
+
+    @classmethod
+    def current(cls) -> _Worker:
+        worker: _Worker | None = getattr(cls._mine, "worker", None)
+        if worker is None or worker.owner != os.getpid():  # none yet, or a forked parent's
+            worker = cls._mine.worker = cls()
+        return worker
+
+    @classmethod
+    def close_current(cls) -> None:
+        worker: _Worker | None = getattr(cls._mine, "worker", None)
+        if worker is not None and worker.owner == os.getpid():
+            worker.close()
+
+    def send(self, message: bytes) -> bool:
+        """False when the worker is gone."""
+        try:
+            _write_all(self._requests, _LENGTH.pack(len(message)) + message)
+        except OSError:  # a broken pipe: it died
+            return False
+        return True
+
+    def receive(self, deadline: float) -> bytes | None:
+        """The reply, b"" when the worker died first, None at the deadline."""
+        head = _read_exactly(self._replies, _LENGTH.size, deadline)
+        if not head:
+            return head
+        return _read_exactly(self._replies, _LENGTH.unpack(head)[0], deadline)
+
+    def close(self) -> None:
+        """Stop the worker (killed, whatever it is doing) and reap it."""
+        if getattr(self._mine, "worker", None) is self:
+            self._mine.worker = None
+        for fd in (self._requests, self._replies):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError):
+            if os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
 
 
-@functools.cache
-def warm_up() -> None:
-    import clingo  # noqa: F401
-    import z3  # noqa: F401
+def _serve(requests: int, replies: int) -> None:
+    """The worker's loop: each request is (target, runtime, data, engine); each reply the entry."""
+    while (head := _read_exactly(requests, _LENGTH.size, None)) and (
+            body := _read_exactly(requests, _LENGTH.unpack(head)[0], None)):
+        target, runtime, data, engine = pickle.loads(body)
+        try:
+            result = analyse_target(target, runtime, data, engine)
+        except BaseException as err:  # whatever it is, it is this file's INTERNAL entry
+            from legalog.surfaces.internal import internal_reason
 
-    from legalog.rules.language import RuleProgram
-    from legalog.rules.programs import PASS_RULES, VERIFIER_RULES
-
-    for files in (PASS_RULES, VERIFIER_RULES):  # what `check` evaluates (`why` alone reads explain)
-        RuleProgram.load(files)
+            result = _error(target, internal_reason(err), 1, 1, "INTERNAL")
+        reply = pickle.dumps(result)
+        _write_all(replies, _LENGTH.pack(len(reply)) + reply)
 
 
-def _read_until(fd: int, deadline: float) -> bytes | None:
-    """Everything written to `fd` until its writer closes it, or None at the deadline."""
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes | None:
+    """`size` bytes from `fd`; b"" when its writer closed it first, None at the deadline."""
     chunks: list[bytes] = []
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-            return None
-        chunk = os.read(fd, 1 << 16)
+    while size:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                return None
+        chunk = os.read(fd, min(size, 1 << 20))
         if not chunk:
-            return b"".join(chunks)
+            return b""
         chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def analyse_job(job: Job) -> FileModel:
     """A worker's whole task: the analysis, through the result cache when the job names one,
-    within the job's time limit."""
+    within the job's time limit.  The cache is read and written here, outside the time-limited
+    child: a hit forks nothing and loads nothing of the pipeline."""
     from legalog.surfaces.cache import cached  # repeated runs over unchanged dumps answer from disk
 
     data = job.data
@@ -221,15 +282,13 @@ def analyse_job(job: Job) -> FileModel:
         except OSError:
             data = None  # the analysis reports the unreadable file itself
 
-    def analyse(target: Target, runtime: str) -> FileModel:
-        return analyse_target(target, runtime, data, job.engine)
+    def analyse(target: Target, runtime: str) -> FileModel | None:
+        return within(job.timeout, job, data)
 
-    def task() -> FileModel:
-        if job.cache_dir is None:
-            return analyse(job.target, job.runtime)
-        return cached(job.target, job.runtime, analyse, root=job.cache_dir, data=data, engine=job.engine)
-
-    result = within(job.timeout, task, job)
+    if job.cache_dir is None:
+        result = analyse(job.target, job.runtime)
+    else:  # a TIMEOUT (None) is not stored: only a result with a status is
+        result = cached(job.target, job.runtime, analyse, root=job.cache_dir, data=data, engine=job.engine)
     if result is None:
         reason = (f"analysis stopped after {job.timeout:g} s, the per-file time limit (`--timeout`); "
                   "the other files are reported as usual")  # fmt: skip
@@ -268,13 +327,16 @@ def results(
         executor = serial if jobs <= 1 or len(batch) <= 1 else process_pool(jobs)
     held: dict[int, FileModel] = {}  # arrived ahead of `next_index`
     next_index = 0
-    for i, result in executor(analyse_job, batch):
-        if i < next_index or i in held:
-            continue  # an executor's repeated answer: the first one stands
-        held[i] = _report(result, progress)
-        while next_index in held:
-            yield held.pop(next_index)
-            next_index += 1
+    try:
+        for i, result in executor(analyse_job, batch):
+            if i < next_index or i in held:
+                continue  # an executor's repeated answer: the first one stands
+            held[i] = _report(result, progress)
+            while next_index in held:
+                yield held.pop(next_index)
+                next_index += 1
+    finally:
+        _Worker.close_current()  # this batch's time-limited worker (serial), if it forked one
     for i in range(next_index, len(batch)):
         late = held.pop(i, None)
         yield late if late is not None else crash_result(batch[i], "the executor returned no result")

@@ -136,8 +136,8 @@ def cached(
     `root` is the cache directory (default: `default_root()`; no caching when that is None);
     `data` the dump's bytes when the caller has them (default: read from the target's path);
     `engine` the one `analyse` runs on (default: $LEGALOG_ENGINE, else clingo).
-    The result must be a pydantic model (a `FileModel`); it is stored as `model_dump(mode="json")`
-    and read back with `model_validate`.  `error` results are not stored.
+    The result must be a report entry (a `FileModel`); it is stored as `model_dump(mode="json")`
+    and read back with `from_own` (the key names this build).  `error` results are not stored.
     """
     from legalog.surfaces.dumps import Target
     from legalog.surfaces.report import FileModel
@@ -154,8 +154,8 @@ def cached(
     k = key(data, key_options(where, runtime, engine))
     if (payload := load(k, root)) is not None:
         try:
-            hit = FileModel.model_validate(payload)
-        except ValueError:
+            hit = FileModel.from_own(payload)
+        except (TypeError, KeyError, ValueError):
             pass  # a stale layout: analysed again and rewritten below
         else:
             return hit  # type: ignore[return-value]

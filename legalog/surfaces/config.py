@@ -26,12 +26,10 @@ import functools
 import re
 import tomllib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import Any, ClassVar, Literal
 
 from legalog.analyzer.codes import CODES
 from legalog.surfaces.report import FileModel
@@ -43,32 +41,39 @@ class ConfigError(Exception):
     """A configuration file legalog cannot use; the message starts with `file:line:`."""
 
 
-class Settings(BaseModel):
-    """The `[tool.legalog]` table, as written (keys in kebab-case)."""
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """The `[tool.legalog]` table, as written (keys in kebab-case).  A plain dataclass: pydantic
+    loads only to validate a table that is there (`load`), never for a run without one."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     runtime: Literal["host_build_graph", "tensormap_and_ringbuffer"] | None = None
-    fail_on: Literal["error", "warning", "info", "never"] | None = Field(default=None, alias="fail-on")
+    fail_on: Literal["error", "warning", "info", "never"] | None = field(default=None, metadata={"alias": "fail-on"})
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    per_file_ignores: dict[str, tuple[str, ...]] = Field(default_factory=dict, alias="per-file-ignores")
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, metadata={"alias": "per-file-ignores"})
     exclude: tuple[str, ...] = ()
 
-    @field_validator("ignore", "select")
-    @classmethod
-    def _known_codes(cls, codes: tuple[str, ...]) -> tuple[str, ...]:
-        for code in codes:
-            _check_code(code)
-        return codes
 
-    @field_validator("per_file_ignores")
-    @classmethod
-    def _known_file_codes(cls, table: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
-        for codes in table.values():
-            for code in codes:
+def _validated(table: dict[str, Any]) -> Settings | dict[str, Any]:
+    """The table as Settings, or its first problem as pydantic words it (`loc`, `msg`, `type`,
+    `input`): a wrong key or type from pydantic, an unknown code from `_check_code`."""
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        settings: Settings = TypeAdapter(Settings).validate_python(table)
+    except ValidationError as err:
+        return dict(err.errors()[0])
+    lists = [("select", settings.select), ("ignore", settings.ignore),
+             *(("per-file-ignores", codes) for codes in settings.per_file_ignores.values())]  # fmt: skip
+    for key, codes in lists:
+        for code in codes:
+            try:
                 _check_code(code)
-        return table
+            except ValueError as err:
+                return {"loc": (key,), "msg": f"Value error, {err}", "type": "value_error", "input": codes}
+    return settings
 
 
 def _check_code(code: str) -> None:
@@ -172,17 +177,16 @@ def load(path: Path, explicit: bool = False) -> Config:
         section = TABLE
     if not isinstance(table, dict):
         raise ConfigError(f"{path}:1: [{TABLE}] must be a table")
-    try:
-        return Config(Settings.model_validate(table), path)
-    except ValidationError as err:
-        problem = err.errors()[0]
-        key = str(problem["loc"][0]) if problem["loc"] else ""
-        text = path.read_text(encoding="utf-8")
-        raise ConfigError(f"{path}:{_line_of(text, section, key, problem)}: {_describe(key, problem)}") from None
+    problem = _validated(table)
+    if isinstance(problem, Settings):
+        return Config(problem, path)
+    key = str(problem["loc"][0]) if problem["loc"] else ""
+    text = path.read_text(encoding="utf-8")
+    raise ConfigError(f"{path}:{_line_of(text, section, key, problem)}: {_describe(key, problem)}")
 
 
 def _describe(key: str, problem: Any) -> str:
-    if problem["type"] == "extra_forbidden":
+    if problem["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # the latter: a field's own name, not its key
         return f"unknown key `{key}` in [{TABLE}] (known: {', '.join(_KEYS)})"
     message = str(problem["msg"]).removeprefix("Value error, ")
     return f"`{key}`: {message}"

@@ -89,7 +89,7 @@ def read_dump(path: str | Path) -> str:
 
 def diff_lines(path: str, original: str, text: str) -> list[str]:
     """A unified diff of `fix`'s output, lines as Python counts them (a form feed is no break)."""
-    from legalog.ir.parser import source_lines
+    from legalog.ir.lines import source_lines
 
     return list(difflib.unified_diff(source_lines(original), source_lines(text),
                                      fromfile=path, tofile=f"{path} (legalized)"))  # fmt: skip

@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from legalog.surfaces.dumps import Target
 from legalog.surfaces.report import FileModel, ReportModel, RunModel, ShardEntry
 from legalog.surfaces.shard import Shard
@@ -69,6 +67,8 @@ def load_report(path: str | Path) -> ReportModel:
         raise MergeError(f"{path}: cannot read: {err.strerror or err}") from None
     except UnicodeDecodeError:
         raise MergeError(f"{path}: not a JSON report (not UTF-8 text)") from None
+    from pydantic import ValidationError  # only a report read from outside is validated
+
     try:
         report = ReportModel.model_validate_json(text)
     except ValidationError as err:

@@ -1,5 +1,6 @@
 """A command imports only what it uses: the solver, the engines and the reference engine load
-when a program needs them, never with the package.  Behavioural (which modules a fresh process
+when a program needs them, never with the package; pydantic only for a report read from outside
+or the schema.  Behavioural (which modules a fresh process
 holds afterwards), not timed; bench/run.py measures what it costs."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "corpus"
-HEAVY = ("z3", "clingo", "pyDatalog", "numpy", "torch", "pypto")
+HEAVY = ("z3", "clingo", "pyDatalog", "numpy", "torch", "pypto", "pydantic")
 
 
 def _loaded_after(code: str) -> set[str]:
@@ -41,3 +42,14 @@ def test_checking_a_graph_loads_the_engine_but_not_the_solver() -> None:
 
 def test_checking_launches_loads_the_solver() -> None:
     assert _loaded_after(_check(CORPUS / "graph" / "a09_orch_spmd_counts.spmd_input.py")) == {"clingo", "z3"}
+
+
+def test_a_check_answered_from_the_cache_loads_neither_the_pipeline_nor_pydantic(tmp_path: Path) -> None:
+    dump = CORPUS / "graph" / "a01_row_shift.graph_input.py"
+    run = (f"from legalog.cli import main\ntry:\n    main(['check', {str(dump)!r}, '--no-progress', "
+           f"'--cache-dir', {str(tmp_path)!r}])\nexcept SystemExit:\n    pass")  # fmt: skip
+    _loaded_after(run)  # fills the cache
+    script = f"import sys, json\n{run}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY or m in ("legalog.pipeline", "legalog.ir.model")}

@@ -21,8 +21,8 @@ from legalog.analyzer.diagnostics import diagnostic
 from legalog.cli import main
 from legalog.ir.parser import parse
 from legalog.pipeline import analyze
+from legalog.surfaces.entries import file_model
 from legalog.surfaces.fixes import reread_mismatch
-from legalog.surfaces.render import file_model
 from tests.robust.test_inputs import FUZZ, ROW_SHIFT, line_of, only
 
 GRAPH_DECORATOR = "    @pl.function(type=pl.FunctionType.Graph)\n"

@@ -122,6 +122,31 @@ def test_a_file_past_the_time_limit_is_an_error_and_the_batch_goes_on(
     assert by_name[SMALL.name].status == "rewritten"
 
 
+def test_one_time_limited_worker_serves_a_batch_and_a_killed_one_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # fmt: skip
+    # Under a limit the analyses run in a forked worker, one for the whole batch (what they load
+    # is loaded once); the file that outlives its limit takes its worker with it, and the files
+    # after it get a fresh one.
+    from legalog.surfaces.report import FileModel
+
+    names = ["a.py", "b.py", "stuck.py", "c.py", "d.py"]
+    for name in names:
+        (tmp_path / name).write_text("")
+
+    def analyse(target, *rest):  # type: ignore[no-untyped-def]
+        while Path(target.path).name == "stuck.py":
+            time.sleep(0.01)
+        return FileModel(path=f"{Path(target.path).name}:{os.getpid()}", status="legal")
+
+    monkeypatch.setattr(batch, "analyse_target", analyse)
+    results = batch.run([tmp_path / n for n in names], jobs=1, timeout=1, cache_dir=None)
+    pids = {r.path.split(":")[0]: r.path.split(":")[1] for r in results if r.status == "legal"}
+    assert [d.code for r in results if r.status == "error" for d in r.diagnostics] == ["TIMEOUT"]
+    assert pids["a.py"] == pids["b.py"] != pids["c.py"] == pids["d.py"]
+    assert str(os.getpid()) not in pids.values()
+
+
 def test_check_timeout_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / DUMP.name).write_bytes(DUMP.read_bytes())
     hang_on(monkeypatch, DUMP.name)

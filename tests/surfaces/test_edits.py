@@ -9,7 +9,7 @@ import pytest
 
 from legalog.pipeline import analyze
 from legalog.surfaces.edits import apply_edits
-from legalog.surfaces.render import file_model
+from legalog.surfaces.entries import file_model
 
 REPO = Path(__file__).resolve().parents[2]
 INPUTS = sorted(p for p in [*(REPO / "tests" / "graph" / "cases").glob("*.py"), *(REPO / "examples").glob("*.py")]
