@@ -13,7 +13,7 @@ import ast
 import itertools
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -77,8 +77,14 @@ _DIRECTIONS = {"InOut": "InOut", "Out": "Out", "In": "In"}
 MAX_EXPR_DEPTH = 256  # operators one expression may nest (every walk after the reader stays within it)
 
 
-def parse(text: str, path: str | None = None) -> Program:
-    """Parse dump text into a `Program`.  Raises `ParseError` (path, line, column, reason)."""
+def parse(text: str, path: str | None = None, *, reuse: Mapping[tuple[str, str], Function] | None = None) -> Program:
+    """Parse dump text into a `Program`.  Raises `ParseError` (path, line, column, reason).
+
+    `reuse`, for a reading that is only compared with the program it was printed from
+    (`printer.print_checked`): functions already read, by (import prefix, their text from the
+    line of the first decorator through the last line); a method whose text is one of them is
+    that function, not read again, and Python's compiler is not asked for the refusals the
+    checks report (the layout, which holds them, is no part of a comparison)."""
     text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark is valid Python source; it is not kept
     if not text.strip():
         raise ParseError("empty file: not a PyPTO program (no `@pl.program` class)", path)
@@ -99,7 +105,7 @@ def parse(text: str, path: str | None = None) -> Program:
         if not text.isascii():
             _character_columns(module, lines)
         try:
-            return _Reader(text, path, lines).program(module)
+            return _Reader(text, path, lines).program(module, reuse)
         except RecursionError:
             raise ParseError("expression nesting too deep to read", path) from None
 
@@ -203,7 +209,7 @@ class _Reader:
 
     # ------------------------------------------------------------------------------- module
 
-    def program(self, module: ast.Module) -> Program:
+    def program(self, module: ast.Module, reuse: Mapping[tuple[str, str], Function] | None = None) -> Program:
         header = _HEADER.match(self.lines[0].strip()) if self.lines else None
         classes = [n for n in module.body if isinstance(n, ast.ClassDef) and self._is_program_class(n)]
         if not classes:
@@ -216,14 +222,16 @@ class _Reader:
         methods = [n for n in cls.body if isinstance(n, ast.FunctionDef) and self._is_function(n)]
         if not methods:
             raise self.error(f"program `{cls.name}` has no `@{self.prefix}.function` method", cls)
-        functions = tuple(self.function(m) for m in methods)
+        spans = tuple(self._function_span(m) for m in methods)
+        known = reuse or {}
+        functions = tuple(known.get((self.prefix, self.text[start:end])) or self.function(m)
+                          for m, (start, end) in zip(methods, spans))  # fmt: skip
         indent, step = self._indents(methods[0])
         newline = found.group() if (found := _NEWLINE.search(self.text)) else "\n"
-        spans = tuple(self._function_span(m) for m in methods)
         # The class is the program's name, as PyPTO's parser takes it; a header that says otherwise
         # is kept as written and reported (IR410), never a reason to rename the class.
         header_name = header.group("name") if header else None
-        refusals = _refusals(module, methods)
+        refusals = _refusals(module, methods) if reuse is None else ()
         layout = SourceLayout(self.text, spans, functions, indent, step, newline, header_name, refusals)
         return Program(cls.name, self.prefix, dims, functions, layout)
 

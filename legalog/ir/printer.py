@@ -605,10 +605,14 @@ def print_checked(p: Program) -> str:
     before anyone writes it: a text that does not parse, or parses to another program (a span
     that started in the wrong place, a line break the reader counts differently), is a
     `PrintError`, legalog's bug, and nothing is written.  This holds for every input, not only
-    the spellings a test thought of."""
+    the spellings a test thought of.  A function the text holds exactly as the dump did (the
+    printer copied it) is the function read from it then: only the reprinted ones are read again."""
     text = print_program(p)
+    lay, read = p.layout, {}
+    if lay is not None and lay.function_spans and _spans_valid(lay):
+        read = {(p.prefix, lay.text[s:e]): f for f, (s, e) in zip(lay.originals, lay.function_spans, strict=True)}
     try:
-        again = parse(text)
+        again = parse(text, reuse=read)
     except ParseError as err:
         raise PrintError(f"the program legalog would write does not read back ({err.line}:{err.col}: {err.reason})") from None
     if again != p:

@@ -9,6 +9,7 @@ legalog/surfaces/stream.py) holds only those that arrived ahead of an unfinished
 from __future__ import annotations
 
 import contextlib
+import multiprocessing.util
 import os
 import pickle
 import select
@@ -189,6 +190,10 @@ class _Worker:
                 os._exit(0)
         os.close(requests)
         os.close(replies)
+        self.closed = False
+        # Stopped when this process exits, a pool's worker process too (multiprocessing runs
+        # these finalizers, not `atexit`'s, before it exits): reaped, its CPU time is its parent's.
+        multiprocessing.util.Finalize(self, self.close, exitpriority=0)
 
     @classmethod
     def current(cls) -> _Worker:
@@ -219,7 +224,10 @@ class _Worker:
         return _read_exactly(self._replies, _LENGTH.unpack(head)[0], deadline)
 
     def close(self) -> None:
-        """Stop the worker (killed, whatever it is doing) and reap it."""
+        """Stop the worker (killed, whatever it is doing) and reap it; once."""
+        if self.closed:
+            return
+        self.closed = True
         if getattr(self._mine, "worker", None) is self:
             self._mine.worker = None
         for fd in (self._requests, self._replies):
@@ -359,6 +367,7 @@ def process_pool(jobs: int) -> Executor:
 
     def execute(work: Callable[[Job], FileModel], batch: Sequence[Job]) -> Iterator[tuple[int, FileModel]]:
         broken: list[int] = []
+        _preload()  # once here, not once in every worker: they are forked from this process
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(work, job) for job in batch]
             try:
@@ -377,6 +386,19 @@ def process_pool(jobs: int) -> Executor:
                 yield from zip(broken, threads.map(lambda i: _isolated(work, batch[i]), broken))
 
     return execute
+
+
+def _preload() -> None:
+    """What every analysis loads first (the pipeline, the engine, the rule programs the check
+    evaluates; the solver loads only for a launch)."""
+    import clingo  # noqa: F401
+
+    from legalog.pipeline import pass_rules
+    from legalog.rules.language import RuleProgram
+    from legalog.rules.programs import VERIFIER_RULES
+
+    pass_rules()
+    RuleProgram.load(VERIFIER_RULES)
 
 
 def _result(future: Future[FileModel]) -> FileModel | None:
