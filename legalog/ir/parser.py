@@ -231,7 +231,7 @@ class _Reader:
         # The class is the program's name, as PyPTO's parser takes it; a header that says otherwise
         # is kept as written and reported (IR410), never a reason to rename the class.
         header_name = header.group("name") if header else None
-        refusals = _refusals(module, methods) if reuse is None else ()
+        refusals = _refusals(module, methods, self.text) if reuse is None else ()
         layout = SourceLayout(self.text, spans, functions, indent, step, newline, header_name, refusals)
         return Program(cls.name, self.prefix, dims, functions, layout)
 
@@ -547,13 +547,19 @@ _REFUSED_KINDS: tuple[tuple[str, _RefusalKind], ...] = (
 )  # fmt: skip
 
 
-def _refusals(module: ast.Module, methods: list[ast.FunctionDef]) -> tuple[Refusal, ...]:
+# the words without which no method holds a jump, an await or a yield: a text none of them
+# appears in has no body to walk (a 5 MB dump's walk is seconds)
+_REFUSED_WORDS = re.compile(r"\b(?:break|continue|await|yield)\b")
+
+
+def _refusals(module: ast.Module, methods: list[ast.FunctionDef], text: str) -> tuple[Refusal, ...]:
     """What Python's compiler refuses in text `ast.parse` accepted, and the generator and
     coroutine forms it accepts in a function but PyPTO's parser does not: every `break` or
     `continue` outside a loop and every `await` / `yield` of a method body, then the compiler's
     own first refusal anywhere else (a `return` in the class body, a `nonlocal` without a
     binding, a repeated keyword...).  Compiled, never run; its warnings are not the user's report."""
-    found = {(r.span.line, r.span.col): r for m in methods for r in _body_refusals(m)}
+    walked = methods if _REFUSED_WORDS.search(text) else []
+    found = {(r.span.line, r.span.col): r for m in walked for r in _body_refusals(m)}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
