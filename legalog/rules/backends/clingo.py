@@ -138,9 +138,11 @@ class _Program:
 
 @dataclass(frozen=True)
 class _Translated:
-    """One rule in ASP, translated once per process."""
+    """One rule in ASP, translated and parsed once per process: a program of rules not evaluated
+    together before is the concatenation of their statements, not a new text to parse (which was
+    most of the first evaluation of a 1 KB dump)."""
 
-    lines: tuple[str, ...]
+    statements: tuple[ast.AST, ...]
     sum_input: tuple[str, int, int] | None  # a #sum's input relation, its arity and the summed column
 
 
@@ -148,37 +150,54 @@ class _Translated:
 def _translated(rules: RuleProgram, index: int) -> _Translated:
     rule = rules.rules[index]
     if rule.aggregate is None:
-        return _Translated((_rule(rule),), None)
+        return _Translated(_parsed(_rule(rule)), None)
     aux = f"_agg{index}_{rule.head.relation}"
     text, columns = _aggregate(rule, rule.aggregate, aux)
     summed = (aux, len(columns), columns.index(rule.aggregate.value)) if rule.aggregate.kind == "sum" else None
-    return _Translated(tuple(text), summed)
+    return _Translated(_parsed("\n".join(text)), summed)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> tuple[ast.AST, ...]:
+    """`text`'s statements without the `#program base.` clingo's parser puts first (a program's
+    statements start with one of their own)."""
+    statements: list[ast.AST] = []
+    ast.parse_string(text + "\n", statements.append)
+    return tuple(s for s in statements if s.ast_type != ast.ASTType.Program)
+
+
+def _base() -> ast.AST:
+    statements: list[ast.AST] = []
+    ast.parse_string("", statements.append)
+    return statements[0]  # `#program base.`
+
+
+_BASE = _base()
 
 
 @functools.lru_cache(maxsize=256)
 def _program(rules: RuleProgram, kept: tuple[int, ...], given: frozenset[str]) -> _Program:
-    """The ASP text of the rules `kept` (indices into `rules.rules`; `RuleProgram.firable`);
+    """The ASP statements of the rules `kept` (indices into `rules.rules`; `RuleProgram.firable`);
     `given` are derived relations the facts also hold rows of."""
-    lines: list[str] = []
+    statements: list[ast.AST] = [_BASE]
     sums: list[_SumGuard] = []
     heads = {rules.rules[i].head.relation for i in kept} | given
     shown = {name: rules.relations[name].arity for name in sorted(heads)}
     for index in kept:
         translated = _translated(rules, index)
-        lines += translated.lines
+        statements += translated.statements
         if translated.sum_input is not None:
             aux, arity, column = translated.sum_input
             sums.append(_SumGuard(aux, column))
             shown[aux] = arity
-    lines.append("#show.")
-    lines += [f"#show {name}/{arity}." for name, arity in shown.items()]
+    statements += _parsed("#show.")
+    for name, arity in shown.items():
+        statements += _parsed(f"#show {name}/{arity}.")
     chosen = [rules.rules[i] for i in kept]
     numeric: dict[str, set[int]] = {}
     for relation, column in numeric_columns(chosen):
         numeric.setdefault(relation, set()).add(column)
     read = {lit.atom.relation for rule in chosen for lit in rule.body if isinstance(lit, Literal)} | heads
-    statements: list[ast.AST] = []
-    ast.parse_string("\n".join(lines) + "\n", statements.append)
     return _Program(tuple(statements), shown, tuple(sums), frozenset(read),
                     {name: frozenset(cols) for name, cols in numeric.items()})
 
