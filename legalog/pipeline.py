@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
 
 from legalog.analyzer.diagnostics import Diagnostic, declined_diagnostics, in_dump_names, parse_diagnostic
-from legalog.analyzer.explain import Explanation, explain
 from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
@@ -34,6 +33,9 @@ from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 from legalog.rules.engine import Derived, RuleProgram, evaluate, given_facts, resolve_engine
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, RULES_OF, PassRules, working
+
+if TYPE_CHECKING:  # explanations load for `why` and `query` only, never on the check path
+    from legalog.analyzer.explain import Explanation
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 
@@ -103,6 +105,8 @@ class Analysis:
 
     def explain(self, function: str, var: str) -> Explanation:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
+        from legalog.analyzer.explain import explain
+
         return explain(self, function, var)
 
     @cached_property
