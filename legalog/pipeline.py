@@ -32,7 +32,7 @@ from legalog.ir.ssa import VersionedFunction, unversion_program, version_program
 from legalog.rewriter.graph_boundary import legalize_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 from legalog.rules.engine import Derived, RuleProgram, evaluate, given_facts, resolve_engine
-from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, RULES_OF, PassRules, working
+from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, RULES_OF, PassRules, work
 
 if TYPE_CHECKING:  # explanations load for `why` and `query` only, never on the check path
     from legalog.analyzer.explain import Explanation
@@ -171,10 +171,11 @@ def solve(
     lowering = stage("lower", lambda: lower(program, runtime))
     facts = lowering.facts.as_mapping()
     rules = pass_rules()
-    has_work = working(rules, facts, passes)
-    busy = frozenset(p.name for p in PIPELINE if p.name in has_work)
+    found = work(rules, facts, passes)
+    busy = frozenset(p.name for p in PIPELINE if p.name in found.passes)
     outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in busy))
-    derived = stage("rules", lambda: evaluate(rules, facts, engine, outputs)) if busy else given_facts(rules, facts)
+    derived = (stage("rules", lambda: evaluate(rules, facts, engine, outputs, found.firable)) if busy
+               else given_facts(rules, facts))  # fmt: skip
     return lowering, derived, busy
 
 

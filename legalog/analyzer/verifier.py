@@ -18,7 +18,7 @@ from legalog.analyzer.spmd import decide_launches
 from legalog.extractor.lower import Lowering, lower, var_name
 from legalog.ir.model import Program
 from legalog.rules.engine import Derived, RuleProgram, evaluate
-from legalog.rules.programs import RULES_OF, VERIFIER_RULES, working
+from legalog.rules.programs import RULES_OF, VERIFIER_RULES, work
 
 _ASSERTIONS = {
     "assert_rename_survives": ("GB122", "rename `{v}` of a boundary scalar survives"),
@@ -38,13 +38,14 @@ def verify(
     lowering = lower(program, runtime)
     facts = lowering.facts.as_mapping()
     rules = RuleProgram.load(VERIFIER_RULES)
-    busy = working(rules, facts, passes)
+    todo = work(rules, facts, passes)
+    busy = todo.passes
     if not busy:
         return []
     outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in busy))
     if "graph" in busy:
         outputs |= rules.defined_in["verifier"]
-    derived = evaluate(rules, facts, engine, outputs)
+    derived = evaluate(rules, facts, engine, outputs, todo.firable)
     found: list[Diagnostic] = []
     if "graph" in busy:
         found += _graph_findings(program, lowering, derived)

@@ -41,20 +41,21 @@ def resolve_engine(engine: str | None = None) -> str:
 
 
 def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], engine: str | None = None,
-             outputs: frozenset[str] | None = None) -> Derived:
+             outputs: frozenset[str] | None = None, firable: tuple[int, ...] | None = None) -> Derived:
     """Every relation of `rules` over `facts`: the input rows and everything derived from them.
     With `outputs`, clingo computes only the relations they are derived from (the reference
-    engine computes every relation, a superset: it is the one to compare against)."""
+    engine computes every relation, a superset: it is the one to compare against); `firable`:
+    `rules.firable(facts)` when the caller has it already."""
     if resolve_engine(engine) == "clingo":
         from legalog.rules.backends import clingo
 
         try:
-            return clingo.evaluate(rules, facts, outputs)
+            return clingo.evaluate(rules, facts, outputs, firable=firable)
         except clingo.Inexact:
             pass  # an integer beyond clingo's 32 bits where the rules compute: the reference is exact
         if (split := _wide_part(rules, facts, outputs)) is not None:
             try:
-                return _evaluate_split(rules, facts, outputs, split)
+                return _evaluate_split(rules, facts, outputs, split, firable)
             except clingo.Inexact:
                 pass  # a result past 32 bits computed elsewhere too: the whole program to the reference
     from legalog.rules.backends import pydatalog
@@ -86,14 +87,14 @@ def _wide_part(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs
 
 
 def _evaluate_split(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None,
-                    part: frozenset[str]) -> Derived:
+                    part: frozenset[str], firable: tuple[int, ...] | None = None) -> Derived:
     """Everything but `part` on clingo, then `part` on the reference engine over the facts and
     the rows clingo derived: a loop bound of 2**31 costs what the rules over it cost, not the
     whole program on pyDatalog.  (Exact: the program is stratified and nothing outside `part`
     reads it, so the two evaluations compute what one would.)"""
     from legalog.rules.backends import clingo, pydatalog
 
-    first = clingo.evaluate(rules, facts, outputs, leave_out=part)
+    first = clingo.evaluate(rules, facts, outputs, leave_out=part, firable=firable)
     chosen = [rule for rule in rules.rules if rule.head.relation in part]
     functions = frozenset(r.head.relation for r in chosen if r.aggregate is not None)
     second = RuleProgram.from_texts({"<rules past 32 bits>": rules_text(chosen, functions)})

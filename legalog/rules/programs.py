@@ -33,11 +33,21 @@ RULES_OF: Mapping[str, PassRules] = {"graph": GRAPH, "spmd": SPMD}
 
 
 
-def working(rules: RuleProgram, facts: Mapping[str, Collection[Row]], passes: Collection[str]) -> frozenset[str]:
+@dataclass(frozen=True)
+class Work:
+    """What a program's facts give the passes to do: the passes with work, and the rules that can
+    fire (`RuleProgram.firable`), found once for the work test and the evaluation that follows."""
+
+    passes: frozenset[str]
+    firable: tuple[int, ...]
+
+
+def work(rules: RuleProgram, facts: Mapping[str, Collection[Row]], passes: Collection[str]) -> Work:
     """The passes among `passes` that have something to decide over `facts`: a key relation can
     hold a row (`RuleProgram.firable`, decided from which input rows exist, before any engine runs)."""
-    possible = {rules.rules[i].head.relation for i in rules.firable(facts)}
-    return frozenset(name for name in passes if RULES_OF[name].keys & possible)
+    fired = rules.firable(facts)
+    possible = {rules.rules[i].head.relation for i in fired}
+    return Work(frozenset(name for name in passes if RULES_OF[name].keys & possible), fired)
 
 
 # LegalizeGraphBoundary and LegalizeSpmdLaunches, as `check` and `fix` evaluate them.

@@ -21,7 +21,7 @@ from legalog.ir.ssa import version_program
 from legalog.pipeline import analyze, pass_rules
 from legalog.rules.engine import evaluate
 from legalog.rules.language import RuleProgram
-from legalog.rules.programs import GRAPH, RULES_OF, SPMD, VERIFIER_RULES, working
+from legalog.rules.programs import GRAPH, RULES_OF, SPMD, VERIFIER_RULES, work
 from tests.conftest import corpus_files
 
 CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
@@ -64,20 +64,20 @@ def test_a_rule_left_out_derives_nothing(path: Path) -> None:
 
 def test_the_passes_with_work_follow_the_facts() -> None:
     rules = pass_rules()
-    assert working(rules, _facts(NOTHING_TO_DECIDE), RULES_OF) == frozenset()
-    assert working(rules, _facts(LAUNCHES_ONLY), RULES_OF) == {"spmd"}
-    assert working(rules, _facts(GRAPH_DIR / "a01_row_shift.graph_input.py"), RULES_OF) == {"graph"}
-    assert working(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), RULES_OF) == {"graph", "spmd"}
-    assert working(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), ("spmd",)) == {"spmd"}
+    assert work(rules, _facts(NOTHING_TO_DECIDE), RULES_OF).passes == frozenset()
+    assert work(rules, _facts(LAUNCHES_ONLY), RULES_OF).passes == {"spmd"}
+    assert work(rules, _facts(GRAPH_DIR / "a01_row_shift.graph_input.py"), RULES_OF).passes == {"graph"}
+    assert work(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), RULES_OF).passes == {"graph", "spmd"}
+    assert work(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), ("spmd",)).passes == {"spmd"}
 
 
 def _recording(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[str] | None]:
     """The `outputs` of every engine evaluation the pipeline and the verifier ask for."""
     asked: list[frozenset[str] | None] = []
 
-    def record(rules, facts, engine=None, outputs=None):  # type: ignore[no-untyped-def]
+    def record(rules, facts, engine=None, outputs=None, firable=None):  # type: ignore[no-untyped-def]
         asked.append(outputs)
-        return evaluate(rules, facts, engine, outputs)
+        return evaluate(rules, facts, engine, outputs, firable)
 
     monkeypatch.setattr(legalog.pipeline, "evaluate", record)
     monkeypatch.setattr(legalog.analyzer.verifier, "evaluate", record)

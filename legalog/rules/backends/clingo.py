@@ -412,7 +412,7 @@ def _solve(program: _Program, facts: Mapping[str, set[Row]]) -> dict[str, list[i
 
 
 def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None = None,
-             leave_out: frozenset[str] = frozenset()) -> Derived:
+             leave_out: frozenset[str] = frozenset(), firable: tuple[int, ...] | None = None) -> Derived:
     """Runs one program's facts through `rules` on clingo; raises `Inexact` where it cannot be exact.
     Only the rules `outputs` (default: every derived relation) are computed from, and of those
     only the ones that can fire over these facts, are grounded; every relation of that closure
@@ -420,7 +420,8 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: 
     run at all (another engine computes them; nothing outside them may read them)."""
     checked = validate_facts(rules, facts)
     wanted = rules.closure(outputs) - leave_out
-    kept = tuple(i for i in rules.firable(checked) if rules.rules[i].head.relation in wanted)
+    fired = rules.firable(checked) if firable is None else firable  # the caller's work test found it
+    kept = tuple(i for i in fired if rules.rules[i].head.relation in wanted)
     program = _program(rules, kept, frozenset(n for n in wanted if checked.get(n)))
     symbols = _solve(program, checked) if program.shown else {}
     decoder = _Decoder()
