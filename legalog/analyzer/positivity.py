@@ -45,7 +45,7 @@ from legalog.ir.model import (
     TupleExpr,
     UnaryOp,
 )
-from legalog.ir.patterns import is_dim_query, scalar_builtin
+from legalog.ir.patterns import DEFAULT_PREFIX, is_dim_query, scalar_builtin
 
 __all__ = [
     "CORE_NUM",
@@ -71,9 +71,6 @@ DEFAULT_RLIMIT = 5_000_000
 DEFAULT_SEED = 0
 # The key under which the counterexample reports the launch count itself.
 CORE_NUM = "core_num"
-
-# The DSL prefix a goal's calls are spelled with when the caller names none (`Program.prefix`).
-DEFAULT_PREFIX = "pl"
 
 
 # ------------------------------------------------------------------------------------- inputs
@@ -699,7 +696,7 @@ def _name_bound(goal: PositivityGoal, name: str, seen: set[str]) -> tuple[int, t
     if name in goal.nonneg:
         bounds.append((0, (f"{name} >= 0",)))
     for cond, polarity in goal.facts:  # an enclosing `if name > c:` (a guard legalog wrote, say)
-        if (bound := _branch_bound(cond, polarity, name)) is not None:
+        if (bound := _branch_bound(cond, polarity, name, goal.prefix)) is not None:
             text = expr_text(cond)
             bounds.append((bound, (text if polarity else f"not ({text})",)))
     definition = goal.bindings.get(name)
@@ -711,14 +708,14 @@ def _name_bound(goal: PositivityGoal, name: str, seen: set[str]) -> tuple[int, t
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
-def _branch_bound(cond: Expr, polarity: bool, name: str) -> int | None:
+def _branch_bound(cond: Expr, polarity: bool, name: str, prefix: str) -> int | None:
     """The lower bound a branch condition puts on `name` (`name > c`, `c <= name`, `not (name <= c)`...)."""
     if not isinstance(cond, Compare):
         return None
     op = cond.op if polarity else _NEGATED[cond.op]
-    if isinstance(cond.left, Name) and cond.left.id == name and (c := fold_constant(cond.right)) is not None:
+    if isinstance(cond.left, Name) and cond.left.id == name and (c := fold_constant(cond.right, prefix)) is not None:
         return {">": c + 1, ">=": c, "==": c}.get(op)
-    if isinstance(cond.right, Name) and cond.right.id == name and (c := fold_constant(cond.left)) is not None:
+    if isinstance(cond.right, Name) and cond.right.id == name and (c := fold_constant(cond.left, prefix)) is not None:
         return {"<": c + 1, "<=": c, "==": c}.get(op)
     return None
 

@@ -34,13 +34,10 @@ from typing import Literal
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.analyzer.graph import plain_name
 from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
-from legalog.extractor.lower import Lowering, loop_bounds, lower, var_name
+from legalog.extractor.lower import Lowering, lower, stmt_order, var_name
 from legalog.ir.model import (
     Assign,
-    BinOp,
-    BoolOp,
     Call,
-    Compare,
     Const,
     Expr,
     ExprStmt,
@@ -55,18 +52,13 @@ from legalog.ir.model import (
     TensorType,
     TupleType,
     Type,
-    UnaryOp,
     While,
     With,
 )
 from legalog.ir.patterns import (
     call_target,
     core_num,
-    is_dim_query,
-    is_kernel_scope,
     is_yield,
-    loop_kind,
-    scalar_builtin,
     spmd_scope_count,
 )
 from legalog.ir.printer import print_expr
@@ -193,77 +185,100 @@ def map_arguments(directions: list[str], n_args: int) -> list[int | None] | None
 # --------------------------------------------------------------------------------- launch sites
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Context:
-    bindings: dict[str, Expr]
+    """What the prover may assume at one launch: the visible pure scalar definitions of the names
+    its goal reads, the enclosing branch conditions (outermost first, True on the then-arm), the
+    enclosing loops and the names known non-negative.  Read off spmd.pyd's rows (`_contexts`)."""
+
+    bindings: Mapping[str, Expr]
     facts: tuple[tuple[Expr, bool], ...]
     loops: tuple[LoopRange, ...]
-    nonneg: set[str]
+    nonneg: frozenset[str]
+
+    def goal(self, count: Expr, dtypes: Mapping[str, str], prefix: str) -> PositivityGoal:
+        return PositivityGoal(count, self.bindings, self.facts, self.loops, self.nonneg, dtypes, prefix)
 
 
-def _is_scalar_arith(e: Expr, prefix: str) -> bool:
-    """PyPTO's IsScalarArithmetic: a Var, integer/bool literal, binary or unary expression (PyPTO's
-    min/max are binary and cast unary; a call or a tensor read is not)."""
-    match e:
-        case Name() | BinOp() | UnaryOp() | Compare() | BoolOp():
-            return True
-        case Const(value=v):
-            return isinstance(v, (int, bool))
-        case Call(func=f):
-            return scalar_builtin(f, prefix) is not None
-    return False
+def _contexts(program: Program, lowering: Lowering, derived: Derived) -> dict[str, _Context]:
+    """Launch (or scope context call) id -> its context, from the rows spmd.pyd derives.  Rows
+    come unordered: branches and loops are put outermost first (statement ids number the body in
+    source order), and of two visible definitions of one name the later wins, as in the body."""
+    exprs = lowering.exprs
+    facts: dict[str, list[tuple[int, str, bool]]] = {}
+    for e, b, x, arm in derived["spmd_fact"]:
+        facts.setdefault(str(e), []).append((stmt_order(str(b)), str(x), arm == "then"))
+    loops: dict[str, list[tuple[int, str, tuple[str, str, str]]]] = {}
+    for e, loop, iv, start, stop, step in derived["spmd_loop"]:
+        loops.setdefault(str(e), []).append((stmt_order(str(loop)), str(iv), (str(start), str(stop), str(step))))
+    counts: dict[str, list[str]] = {}
+    for e, x in derived["core_num_of"]:
+        counts.setdefault(str(e), []).append(str(x))
+    at: dict[str, dict[str, int]] = {}
+    for e, lst, pos in derived["point_at"]:
+        at.setdefault(str(e), {})[str(lst)] = int(pos)
+    defs = _Definitions(derived)
+    dims = frozenset(program.dynamic_dims)
+    contexts: dict[str, _Context] = {}
+    for point in {str(r[0]) for r in derived["spmd_point"]}:
+        branches = sorted(facts.get(point, ()))
+        bounded = sorted(loops.get(point, ()))
+        roots = [*counts.get(point, ()), *(x for _, x, _ in branches), *(x for _, _, xs in bounded for x in xs)]
+        bindings, nonneg = defs.visible(roots, at.get(point, {}))
+        contexts[point] = _Context(
+            {var_name(v): exprs[x] for v, x in bindings.items()},
+            tuple((exprs[x], then) for _, x, then in branches),
+            tuple(LoopRange(var_name(iv), *(exprs[x] for x in xs)) for _, iv, xs in bounded),
+            dims | {var_name(v) for v in nonneg},
+        )
+    return contexts
 
 
-def _scalar_binding(s: Assign, prefix: str) -> bool:
-    if len(s.targets) != 1:
-        return False
-    if isinstance(s.type, ScalarType):
-        return s.type.dtype != "TASK_ID"
-    # Printed IR annotates single bindings; a bare one counts only when it is plainly arithmetic.
-    if s.type is not None:
-        return False
-    return isinstance(s.value, (BinOp, UnaryOp)) or (
-        isinstance(s.value, Call) and scalar_builtin(s.value.func, prefix) is not None
-    )
+class _Definitions:
+    """The pure scalar definitions of the functions with launches (spmd.pyd: `spmd_def`, where
+    each is seen from (`def_at`), what each expression reads (`goal_reads`)."""
+
+    def __init__(self, derived: Derived) -> None:
+        self.of: dict[str, list[tuple[int, str, str]]] = {}  # variable -> (order, statement, value)
+        for s, v, x in derived["spmd_def"]:
+            self.of.setdefault(str(v), []).append((stmt_order(str(s)), str(s), str(x)))
+        for found in self.of.values():
+            found.sort(reverse=True)  # the latest first: it wins where several are visible
+        self.at: dict[str, list[tuple[str, int]]] = {}
+        for s, lst, pos in derived["def_at"]:
+            self.at.setdefault(str(s), []).append((str(lst), int(pos)))
+        self.reads: dict[str, list[str]] = {}
+        for x, v in derived["goal_reads"]:
+            self.reads.setdefault(str(x), []).append(str(v))
+        self.shape = {str(r[0]) for r in derived["spmd_shape_query"]}
+
+    def visible(self, roots: list[str], point_at: Mapping[str, int]) -> tuple[dict[str, str], set[str]]:
+        """The definitions a point sees of the names `roots` read, and of the names those read in
+        turn (variable -> value); and the names a visible shape query defines (never negative)."""
+        bindings: dict[str, str] = {}
+        nonneg: set[str] = set()
+        seen: set[str] = set()
+        todo = [v for x in roots for v in self.reads.get(x, ())]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            here = [(s, x) for _, s, x in self.of.get(name, ()) if self._seen_from(s, point_at)]
+            if here:
+                bindings[name] = here[0][1]
+                todo += self.reads.get(here[0][1], ())
+                if any(s in self.shape for s, _ in here):
+                    nonneg.add(name)
+        return bindings, nonneg
+
+    def _seen_from(self, s: str, point_at: Mapping[str, int]) -> bool:
+        return any(point_at.get(lst, -1) > pos for lst, pos in self.at.get(s, ()))
 
 
-def _launch_contexts(fn: Function, prefix: str, dims: tuple[str, ...]) -> dict[int, _Context]:
-    """The context at every launch statement of `fn`: id(stmt) -> the scalar bindings visible there,
-    the enclosing branch facts, loops, and the non-negative names."""
-    out: dict[int, _Context] = {}
-
-    def block(body: tuple[Stmt, ...], ctx: _Context) -> None:
-        for s in body:
-            value = getattr(s, "value", None)
-            if (isinstance(value, Call) and core_num(value) is not None) or spmd_scope_count(s, prefix) is not None:
-                out[id(s)] = _Context(dict(ctx.bindings), ctx.facts, ctx.loops, set(ctx.nonneg))
-            match s:
-                case Assign(targets=(target,), value=value):
-                    if isinstance(value, Call) and is_dim_query(value.func, prefix):
-                        ctx.nonneg.add(target)
-                        ctx.bindings[target] = value
-                    elif _scalar_binding(s, prefix) and _is_scalar_arith(value, prefix):
-                        ctx.bindings[target] = value
-                case If(cond=cond, body=then, orelse=orelse):
-                    block(then, _scoped(ctx, facts=((cond, True),)))
-                    block(orelse, _scoped(ctx, facts=((cond, False),)))
-                case For(index=index, iterable=iterable, body=inner):
-                    loops: tuple[LoopRange, ...] = ()
-                    if (index is not None and isinstance(iterable, Call) and loop_kind(iterable, prefix) not in (None, "while_")
-                            and (bounds := loop_bounds(iterable)) is not None):
-                        loops = (LoopRange(index, *bounds),)
-                    block(inner, _scoped(ctx, loops=loops))
-                case While(body=inner):
-                    block(inner, _scoped(ctx))
-                case With(body=inner):
-                    block(inner, ctx)  # scopes are transparent: their bindings stay visible
-
-    block(fn.body, _Context({}, (), (), set(dims)))
-    return out
-
-
-def _scoped(ctx: _Context, facts: tuple[tuple[Expr, bool], ...] = (), loops: tuple[LoopRange, ...] = ()) -> _Context:
-    return _Context(dict(ctx.bindings), ctx.facts + facts, ctx.loops + loops, set(ctx.nonneg))
+def _no_context(program: Program) -> _Context:
+    """A launch nested inside another call has no point of its own (spmd.pyd): nothing assumed."""
+    return _Context({}, (), (), frozenset(program.dynamic_dims))
 
 
 def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
@@ -333,7 +348,7 @@ def _return_count(callee: Function) -> int:
 
 def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> SpmdOutcome:
     """One decision per SPMD launch of an Orchestration/Opaque function, in source order."""
-    by_fn: dict[str, dict[int, _Context]] = {}
+    contexts = _contexts(program, lowering, derived)
     types_by_fn: dict[str, dict[str, Type]] = {}
     slot_escapes: dict[str, set[int]] = {}
     for e, p in derived["slot_escapes"]:
@@ -366,11 +381,10 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         call, stmt = lowering.exprs[e], lowering.stmts[s]
         if fn is None or callee is None or not isinstance(call, Call):
             continue
-        if f not in by_fn:
-            by_fn[f] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
+        if f not in types_by_fn:
             types_by_fn[f] = _var_types(fn, program.prefix)
         decision, found = _decide_one(
-            program, fn, callee, call, stmt, by_fn[f].get(id(stmt)), types_by_fn[f],
+            program, fn, callee, call, stmt, contexts.get(e) or _no_context(program), types_by_fn[f],
             _Facts(
                 escapes=slot_escapes.get(e, set()), all_escape=e in all_escape, value_escapes=e in value_escapes,
                 ret_params=ret_params.get(e, {}), out_params=sorted(out_params.get(c, [])),
@@ -380,14 +394,12 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         )  # fmt: skip
         decisions.append(decision)
         diags.extend(found)
-    for fn in program.functions:
-        for stmt in _spmd_scopes(fn, program.prefix):
-            if fn.name not in by_fn:
-                by_fn[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
-                types_by_fn[fn.name] = _var_types(fn, program.prefix)
-            decision, found = _decide_scope(program, fn, stmt, by_fn[fn.name].get(id(stmt)), types_by_fn[fn.name])
-            decisions.append(decision)
-            diags.extend(found)
+    for fn, scope, e in _scope_sites(program, lowering, derived):
+        if fn.name not in types_by_fn:
+            types_by_fn[fn.name] = _var_types(fn, program.prefix)
+        decision, found = _decide_scope(program, fn, scope, contexts[e], types_by_fn[fn.name])
+        decisions.append(decision)
+        diags.extend(found)
     decisions.sort(key=lambda d: (order.get(d.function, 0), d.line, d.column))
     return SpmdOutcome(tuple(decisions), tuple(sorted(diags, key=lambda d: (order.get(d.function or "", 0), d.sort_key))))
 
@@ -395,23 +407,15 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
 # ------------------------------------------------------------------------- `with pl.spmd(n):`
 
 
-def _spmd_scopes(fn: Function, prefix: str) -> list[With]:
-    """The outermost `with pl.spmd(n)` scopes of an Orchestration/Opaque function (a Graph's
-    launches are LegalizeGraphBoundary's; a scope inside another kernel scope is kernel code)."""
-    if fn.type not in ("Orchestration", "Opaque"):
-        return []
-    found: list[With] = []
-
-    def block(body: tuple[Stmt, ...]) -> None:
-        for s in body:
-            if isinstance(s, With) and spmd_scope_count(s, prefix) is not None:
-                found.append(s)
-            elif not is_kernel_scope(s, prefix):
-                for inner in (getattr(s, "body", ()), getattr(s, "orelse", ())):
-                    block(inner)
-
-    block(fn.body)
-    return found
+def _scope_sites(program: Program, lowering: Lowering, derived: Derived) -> list[tuple[Function, With, str]]:
+    """The `with pl.spmd(n)` scopes the pass decides (spmd.pyd, `spmd_scope_site`), each with its
+    function and the id of its context call (its point), in source order."""
+    sites: list[tuple[Function, With, str]] = []
+    for s, e, f in derived.sorted("spmd_scope_site"):
+        fn, scope = program.function(str(f)), lowering.stmts[str(s)]
+        if fn is not None and isinstance(scope, With):
+            sites.append((fn, scope, str(e)))
+    return sorted(sites, key=lambda site: (site[1].span.line, site[1].span.col))
 
 
 def _scope_outputs(fn: Function, scope: With) -> list[str]:
@@ -463,7 +467,7 @@ def _in_place_source(scope: With, name: str, types: Mapping[str, Type]) -> str |
 
 
 def _decide_scope(
-    program: Program, fn: Function, scope: With, ctx: _Context | None, types: dict[str, Type]
+    program: Program, fn: Function, scope: With, ctx: _Context, types: dict[str, Type]
 ) -> tuple[LaunchDecision, list[Diagnostic]]:
     """A `with pl.spmd(n)` scope is the SPMD launch OutlineClusterScopes makes of it: decided as
     a launch is.  Its results are what it binds and the function reads after it; a tensor result
@@ -477,11 +481,7 @@ def _decide_scope(
     callee = hint.value if isinstance(hint, Const) and isinstance(hint.value, str) else f"{prefix}.spmd"
     count_text = print_expr(count, prefix)
     line, col = scope.span.line, scope.span.col
-    ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
-    goal = PositivityGoal(
-        count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types), prefix
-    )
-    verdict = prove(goal)
+    verdict = prove(ctx.goal(count, scalar_dtypes(types), prefix))
     base = dict(function=fn.name, callee=callee, line=line, column=col, core_num=count_text, form="scope")
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
@@ -541,7 +541,7 @@ class _Facts:
 
 
 def _decide_one(
-    program: Program, fn: Function, callee: Function, call: Call, stmt: Stmt, ctx: _Context | None,
+    program: Program, fn: Function, callee: Function, call: Call, stmt: Stmt, ctx: _Context,
     types: dict[str, Type], facts: _Facts,
 ) -> tuple[LaunchDecision, list[Diagnostic]]:  # fmt: skip
     prefix = program.prefix
@@ -556,11 +556,7 @@ def _decide_one(
     base = dict(function=fn.name, callee=callee.name, line=line, column=col, core_num=count_text,
                 target=target, form=form)  # fmt: skip
 
-    ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
-    goal = PositivityGoal(
-        count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types), prefix
-    )
-    verdict = prove(goal)
+    verdict = prove(ctx.goal(count, scalar_dtypes(types), prefix))
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
 
@@ -674,20 +670,16 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     lowering = lower(program)
     derived = evaluate_spmd(lowering, engine)
     found: list[Diagnostic] = []
-    contexts: dict[str, dict[int, _Context]] = {}
-    dtypes: dict[str, dict[str, str]] = {}
-    for e, f, c, s in derived.sorted("spmd_site"):
-        fn, call, stmt = program.function(str(f)), lowering.exprs[str(e)], lowering.stmts[str(s)]
+    contexts = _contexts(program, lowering, derived)
+    types: dict[str, dict[str, Type]] = {}
+    for e, f, c, _s in derived.sorted("spmd_site"):
+        fn, call = program.function(str(f)), lowering.exprs[str(e)]
         if fn is None or not isinstance(call, Call) or (count := core_num(call)) is None:
             continue
-        if fn.name not in contexts:
-            contexts[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
-            dtypes[fn.name] = scalar_dtypes(_var_types(fn, program.prefix))
-        ctx = contexts[fn.name].get(id(stmt)) or _Context({}, (), (), set(program.dynamic_dims))
-        goal = PositivityGoal(
-            count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), dtypes[fn.name], program.prefix
-        )
-        verdict: Verdict = prove(goal)
+        if fn.name not in types:
+            types[fn.name] = _var_types(fn, program.prefix)
+        ctx = contexts.get(str(e)) or _no_context(program)
+        verdict: Verdict = prove(ctx.goal(count, scalar_dtypes(types[fn.name]), program.prefix))
         if verdict.proven:
             continue
         line, col = call.span.line, call.span.col
@@ -701,14 +693,14 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
                      "Run LegalizeSpmdLaunches before dependency analysis.",
             line, col, fn.name, str(c), "error", False,
         ))  # fmt: skip
-    for fn in program.functions:
-        for scope in _spmd_scopes(fn, program.prefix):
-            contexts.setdefault(fn.name, _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims)))
-            decision, _ = _decide_scope(program, fn, scope, contexts[fn.name].get(id(scope)), _var_types(fn, program.prefix))
-            if decision.outcome != "proven":
-                found.append(Diagnostic(
-                    "SP310", f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
-                             "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
-                    decision.line, decision.column, fn.name, decision.callee, "error", False,
-                ))  # fmt: skip
+    for fn, scope, e in _scope_sites(program, lowering, derived):
+        if fn.name not in types:
+            types[fn.name] = _var_types(fn, program.prefix)
+        decision, _ = _decide_scope(program, fn, scope, contexts[e], types[fn.name])
+        if decision.outcome != "proven":
+            found.append(Diagnostic(
+                "SP310", f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
+                         "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
+                decision.line, decision.column, fn.name, decision.callee, "error", False,
+            ))  # fmt: skip
     return sorted(found, key=lambda d: d.sort_key)
