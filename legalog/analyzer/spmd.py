@@ -29,12 +29,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.analyzer.graph import plain_name
-from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
-from legalog.extractor.lower import Lowering, lower, stmt_order, var_name
+from legalog.analyzer.positivity import (
+    CORE_NUM,
+    LoopRange,
+    PositivityGoal,
+    Verdict,
+    fold_constant,
+    literal_verdict,
+    prove,
+    proven_by,
+)
+from legalog.extractor.lower import Lowering, lower, stmt_order, var_id, var_name
 from legalog.ir.model import (
     Assign,
     Call,
@@ -195,9 +205,12 @@ class _Context:
     facts: tuple[tuple[Expr, bool], ...]
     loops: tuple[LoopRange, ...]
     nonneg: frozenset[str]
+    evident: Verdict | None = None  # the rules decided the count needs no proof (a literal, a loop index)
 
-    def goal(self, count: Expr, dtypes: Mapping[str, str], prefix: str) -> PositivityGoal:
-        return PositivityGoal(count, self.bindings, self.facts, self.loops, self.nonneg, dtypes, prefix)
+    def verdict(self, count: Expr, dtypes: Mapping[str, str], prefix: str) -> Verdict:
+        if self.evident is not None:
+            return self.evident
+        return prove(PositivityGoal(count, self.bindings, self.facts, self.loops, self.nonneg, dtypes, prefix))
 
 
 def _contexts(program: Program, lowering: Lowering, derived: Derived) -> dict[str, _Context]:
@@ -205,40 +218,50 @@ def _contexts(program: Program, lowering: Lowering, derived: Derived) -> dict[st
     come unordered: branches and loops are put outermost first (statement ids number the body in
     source order), and of two visible definitions of one name the later wins, as in the body."""
     exprs = lowering.exprs
+    conditions = {str(b): str(x) for b, x in derived["branch"]}
     facts: dict[str, list[tuple[int, str, bool]]] = {}
-    for e, b, x, arm in derived["spmd_fact"]:
-        facts.setdefault(str(e), []).append((stmt_order(str(b)), str(x), arm == "then"))
-    loops: dict[str, list[tuple[int, str, tuple[str, str, str]]]] = {}
-    for e, loop, iv, start, stop, step in derived["spmd_loop"]:
-        loops.setdefault(str(e), []).append((stmt_order(str(loop)), str(iv), (str(start), str(stop), str(step))))
+    for e, b, arm in derived["spmd_fact"]:
+        facts.setdefault(str(e), []).append((stmt_order(str(b)), conditions[str(b)], arm == "then"))
+    ranges = _loop_ranges(derived, exprs)
+    loops: dict[str, list[tuple[int, LoopRange]]] = {}
+    for e, loop in derived["spmd_loop"]:
+        loops.setdefault(str(e), []).append((stmt_order(str(loop)), ranges[str(loop)]))
     counts: dict[str, list[str]] = {}
     for e, x in derived["core_num_of"]:
         counts.setdefault(str(e), []).append(str(x))
     at: dict[str, dict[str, int]] = {}
     for e, lst, pos in derived["point_at"]:
         at.setdefault(str(e), {})[str(lst)] = int(pos)
-    defs = _Definitions(derived)
+    evident = {str(e): literal_verdict(int(n)) for e, n in derived["spmd_literal_count"]}
+    for e, loop in derived["spmd_index_count"]:
+        evident[str(e)] = proven_by((ranges[str(loop)].label,))
+    defs = _Definitions(derived, exprs)
     dims = frozenset(program.dynamic_dims)
     contexts: dict[str, _Context] = {}
     for point in {str(r[0]) for r in derived["spmd_point"]}:
+        if point in evident:
+            contexts[point] = _Context({}, (), (), dims, evident[point])
+            continue
         branches = sorted(facts.get(point, ()))
-        bounded = sorted(loops.get(point, ()))
-        roots = [*counts.get(point, ()), *(x for _, x, _ in branches), *(x for _, _, xs in bounded for x in xs)]
-        bindings, nonneg = defs.visible(roots, at.get(point, {}))
+        bounded = [loop for _, loop in sorted(loops.get(point, ()), key=lambda f: f[0])]
+        roots = [exprs[x] for x in counts.get(point, ())] + [exprs[x] for _, x, _ in branches]
+        roots += [bound for loop in bounded for bound in (loop.start, loop.stop, loop.step)]
+        bindings, nonneg = defs.visible(point.split("/", 1)[0], roots, at.get(point, {}))
         contexts[point] = _Context(
             {var_name(v): exprs[x] for v, x in bindings.items()},
             tuple((exprs[x], then) for _, x, then in branches),
-            tuple(LoopRange(var_name(iv), *(exprs[x] for x in xs)) for _, iv, xs in bounded),
+            tuple(bounded),
             dims | {var_name(v) for v in nonneg},
         )
     return contexts
 
 
 class _Definitions:
-    """The pure scalar definitions of the functions with launches (spmd.pyd: `spmd_def`, where
-    each is seen from (`def_at`), what each expression reads (`goal_reads`)."""
+    """The pure scalar definitions of the functions with launches (spmd.pyd: `spmd_def`) and
+    where each is seen from (`def_at`)."""
 
-    def __init__(self, derived: Derived) -> None:
+    def __init__(self, derived: Derived, exprs: Mapping[str, Expr]) -> None:
+        self.exprs = exprs
         self.of: dict[str, list[tuple[int, str, str]]] = {}  # variable -> (order, statement, value)
         for s, v, x in derived["spmd_def"]:
             self.of.setdefault(str(v), []).append((stmt_order(str(s)), str(s), str(x)))
@@ -247,18 +270,17 @@ class _Definitions:
         self.at: dict[str, list[tuple[str, int]]] = {}
         for s, lst, pos in derived["def_at"]:
             self.at.setdefault(str(s), []).append((str(lst), int(pos)))
-        self.reads: dict[str, list[str]] = {}
-        for x, v in derived["goal_reads"]:
-            self.reads.setdefault(str(x), []).append(str(v))
-        self.shape = {str(r[0]) for r in derived["spmd_shape_query"]}
+        self.names: dict[str, set[str]] = {}  # expression id -> the names it reads, found once
+        self.shape = {str(r[0]) for r in derived["shape_query"]}
 
-    def visible(self, roots: list[str], point_at: Mapping[str, int]) -> tuple[dict[str, str], set[str]]:
-        """The definitions a point sees of the names `roots` read, and of the names those read in
-        turn (variable -> value); and the names a visible shape query defines (never negative)."""
+    def visible(self, fn: str, roots: list[Expr], point_at: Mapping[str, int]) -> tuple[dict[str, str], set[str]]:
+        """The definitions a point of `fn` sees of the names its goal's expressions `roots` read,
+        and of the names those read in turn (variable -> value); and the names a visible shape
+        query defines (never negative)."""
         bindings: dict[str, str] = {}
         nonneg: set[str] = set()
         seen: set[str] = set()
-        todo = [v for x in roots for v in self.reads.get(x, ())]
+        todo = [var_id(fn, name) for root in roots for name in expr_names(root)]
         while todo:
             name = todo.pop()
             if name in seen:
@@ -267,13 +289,30 @@ class _Definitions:
             here = [(s, x) for _, s, x in self.of.get(name, ()) if self._seen_from(s, point_at)]
             if here:
                 bindings[name] = here[0][1]
-                todo += self.reads.get(here[0][1], ())
+                todo += self._reads(fn, here[0][1])
                 if any(s in self.shape for s, _ in here):
                     nonneg.add(name)
         return bindings, nonneg
 
+    def _reads(self, fn: str, x: str) -> list[str]:
+        if (names := self.names.get(x)) is None:
+            names = self.names[x] = expr_names(self.exprs[x])
+        return [var_id(fn, name) for name in names]
+
     def _seen_from(self, s: str, point_at: Mapping[str, int]) -> bool:
         return any(point_at.get(lst, -1) > pos for lst, pos in self.at.get(s, ()))
+
+
+def _loop_ranges(derived: Derived, exprs: Mapping[str, Expr]) -> dict[str, LoopRange]:
+    """Every counted loop with bounds: loop id -> its index and bounds (`loop`, `loop_bound`)."""
+    bounds: dict[str, dict[str, Expr]] = {}
+    for loop, role, x in derived["loop_bound"]:
+        bounds.setdefault(str(loop), {})[str(role)] = exprs[str(x)]
+    return {
+        str(loop): LoopRange(var_name(str(iv)), found["start"], found["stop"], found["step"])
+        for loop, iv in derived["loop"]
+        if (found := bounds.get(str(loop))) is not None
+    }
 
 
 def _no_context(program: Program) -> _Context:
@@ -281,10 +320,19 @@ def _no_context(program: Program) -> _Context:
     return _Context({}, (), (), frozenset(program.dynamic_dims))
 
 
-def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
+class _VarTypes(dict[str, Type]):
+    """Name -> type in one function (`_var_types`), and its scalars' dtypes: the prover's value
+    domains, found once a function rather than once a launch."""
+
+    @cached_property
+    def dtypes(self) -> dict[str, str]:
+        return {name: t.dtype for name, t in self.items() if isinstance(t, ScalarType)}
+
+
+def _var_types(fn: Function, prefix: str) -> _VarTypes:
     """Name -> type for the function's parameters and annotated bindings; loop-carried and phi
     names take the type of the value that initialises them (printed IR leaves them bare)."""
-    types: dict[str, Type] = {p.name: p.type for p in fn.params}
+    types = _VarTypes((p.name, p.type) for p in fn.params)
     flows: list[tuple[str, Expr]] = []
 
     def block(body: tuple[Stmt, ...]) -> None:
@@ -318,11 +366,6 @@ def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
     return types
 
 
-def scalar_dtypes(types: Mapping[str, Type]) -> dict[str, str]:
-    """Name -> dtype of every scalar the function declares: the prover's value domains."""
-    return {name: t.dtype for name, t in types.items() if isinstance(t, ScalarType)}
-
-
 def _is_tensor(t: Type | None) -> bool:
     return t is None or (isinstance(t, TensorType) and t.kind == "Tensor")
 
@@ -349,7 +392,7 @@ def _return_count(callee: Function) -> int:
 def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> SpmdOutcome:
     """One decision per SPMD launch of an Orchestration/Opaque function, in source order."""
     contexts = _contexts(program, lowering, derived)
-    types_by_fn: dict[str, dict[str, Type]] = {}
+    types_by_fn: dict[str, _VarTypes] = {}
     slot_escapes: dict[str, set[int]] = {}
     for e, p in derived["slot_escapes"]:
         slot_escapes.setdefault(str(e), set()).add(int(p))
@@ -467,7 +510,7 @@ def _in_place_source(scope: With, name: str, types: Mapping[str, Type]) -> str |
 
 
 def _decide_scope(
-    program: Program, fn: Function, scope: With, ctx: _Context, types: dict[str, Type]
+    program: Program, fn: Function, scope: With, ctx: _Context, types: _VarTypes
 ) -> tuple[LaunchDecision, list[Diagnostic]]:
     """A `with pl.spmd(n)` scope is the SPMD launch OutlineClusterScopes makes of it: decided as
     a launch is.  Its results are what it binds and the function reads after it; a tensor result
@@ -481,7 +524,7 @@ def _decide_scope(
     callee = hint.value if isinstance(hint, Const) and isinstance(hint.value, str) else f"{prefix}.spmd"
     count_text = print_expr(count, prefix)
     line, col = scope.span.line, scope.span.col
-    verdict = prove(ctx.goal(count, scalar_dtypes(types), prefix))
+    verdict = ctx.verdict(count, types.dtypes, prefix)
     base = dict(function=fn.name, callee=callee, line=line, column=col, core_num=count_text, form="scope")
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
@@ -542,7 +585,7 @@ class _Facts:
 
 def _decide_one(
     program: Program, fn: Function, callee: Function, call: Call, stmt: Stmt, ctx: _Context,
-    types: dict[str, Type], facts: _Facts,
+    types: _VarTypes, facts: _Facts,
 ) -> tuple[LaunchDecision, list[Diagnostic]]:  # fmt: skip
     prefix = program.prefix
     launched = call_target(call, prefix)
@@ -556,7 +599,7 @@ def _decide_one(
     base = dict(function=fn.name, callee=callee.name, line=line, column=col, core_num=count_text,
                 target=target, form=form)  # fmt: skip
 
-    verdict = prove(ctx.goal(count, scalar_dtypes(types), prefix))
+    verdict = ctx.verdict(count, types.dtypes, prefix)
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
 
@@ -625,7 +668,7 @@ def _decide_one(
 
 
 def _slots(
-    stmt: Stmt, callee: Function, form: str, arguments: list[Expr | None], types: dict[str, Type],
+    stmt: Stmt, callee: Function, form: str, arguments: list[Expr | None], types: _VarTypes,
     facts: _Facts, prefix: str,
 ) -> tuple[ResultSlot, ...]:  # fmt: skip
     n_returns = _return_count(callee)
@@ -671,7 +714,7 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     derived = evaluate_spmd(lowering, engine)
     found: list[Diagnostic] = []
     contexts = _contexts(program, lowering, derived)
-    types: dict[str, dict[str, Type]] = {}
+    types: dict[str, _VarTypes] = {}
     for e, f, c, _s in derived.sorted("spmd_site"):
         fn, call = program.function(str(f)), lowering.exprs[str(e)]
         if fn is None or not isinstance(call, Call) or (count := core_num(call)) is None:
@@ -679,7 +722,7 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
         if fn.name not in types:
             types[fn.name] = _var_types(fn, program.prefix)
         ctx = contexts.get(str(e)) or _no_context(program)
-        verdict: Verdict = prove(ctx.goal(count, scalar_dtypes(types[fn.name]), program.prefix))
+        verdict: Verdict = ctx.verdict(count, types[fn.name].dtypes, program.prefix)
         if verdict.proven:
             continue
         line, col = call.span.line, call.span.col
