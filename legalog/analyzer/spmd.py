@@ -3,11 +3,15 @@
 Spec: seeds/legalize_spmd_launches.en.txt.  For each SPMD launch in an Orchestration (or Opaque)
 function — `pl.spmd_submit(self.k, ...)`, or a call carrying a core_num in its attrs whatever the
 callee's FunctionType (PyPTO's pass reads the count off the call) — the goal handed to the Z3
-prover (`positivity.prove`) is built from the IR around it: the enclosing branch conditions with their polarity, the enclosing loop ranges, the pure scalar
-SSA bindings visible at the launch (kept as names, so a range fact about `remaining` still holds
-for `((remaining + 15) // 16) * 4` even after Simplify drops a redundant guard), and the names
-known to be non-negative (module dynamic dimensions, `pl.tensor.dim` results), and the declared
-scalar dtypes, whose value domains (INDEX >= 0, ...) the prover assumes as PyPTO's analyzer does.
+prover (`positivity.prove`) is built from rows the rules derive (rules/spmd.pyd), never by walking
+the body here: the enclosing branch conditions with their polarity (`spmd_fact`), the enclosing
+loop ranges (`spmd_loop`), the pure scalar SSA definitions the point can see (`spmd_def`,
+`def_at`, `point_at`: kept as names, so a range fact about `remaining` still holds for
+`((remaining + 15) // 16) * 4` even after Simplify drops a redundant guard; only the ones the
+goal's expressions reach are followed), the names known non-negative (module dynamic dimensions,
+`pl.tensor.dim` results: `shape_query`), and the declared scalar dtypes, whose value domains
+(INDEX >= 0, ...) the prover assumes as PyPTO's analyzer does.  The rules also say which launches
+need no proof (`spmd_literal_count`, `spmd_index_count`): no goal is built for those.
 
 * proven                  -> `proven`, nothing to do (runtime-allocated outputs are then fine);
 * literal core_num <= 0   -> `rejected`, SP303 (the DSL parser rejects that spelling);
