@@ -45,7 +45,7 @@ from legalog.ir.model import (
     TupleExpr,
     UnaryOp,
 )
-from legalog.ir.patterns import is_dim_query, scalar_builtin
+from legalog.ir.patterns import DEFAULT_PREFIX, is_dim_query, scalar_builtin
 
 __all__ = [
     "CORE_NUM",
@@ -57,7 +57,9 @@ __all__ = [
     "Verdict",
     "expr_text",
     "fold_constant",
+    "literal_verdict",
     "prove",
+    "proven_by",
     "smt2",
     "solve",
     "value_domain",
@@ -72,9 +74,6 @@ DEFAULT_SEED = 0
 # The key under which the counterexample reports the launch count itself.
 CORE_NUM = "core_num"
 
-# The DSL prefix a goal's calls are spelled with when the caller names none (`Program.prefix`).
-DEFAULT_PREFIX = "pl"
-
 
 # ------------------------------------------------------------------------------------- inputs
 
@@ -87,6 +86,11 @@ class LoopRange:
     start: Expr
     stop: Expr
     step: Expr = Const(1)
+
+    @property
+    def label(self) -> str:
+        """How an explanation names the assumption: `i in range(0, n, 1)`."""
+        return f"{self.index} in range({expr_text(self.start)}, {expr_text(self.stop)}, {expr_text(self.step)})"
 
 
 @dataclass(frozen=True)
@@ -552,8 +556,7 @@ def _encode_loop(enc: _Encoder, loop: LoopRange) -> None:
     on the step's lattice when the step is a literal."""
     i = enc.declare_loop_index(loop.index)
     start, stop, step = enc.int_of(loop.start), enc.int_of(loop.stop), enc.int_of(loop.step)
-    span = f"{expr_text(loop.start)}, {expr_text(loop.stop)}, {expr_text(loop.step)}"
-    label = f"{loop.index} in range({span})"
+    label = loop.label
     k = fold_constant(loop.step, enc.prefix)
     if k is None:
         up = z3.And(step > 0, start <= i, i < stop)
@@ -601,11 +604,16 @@ def _goal_key(goal: PositivityGoal) -> tuple[object, ...]:
 def _decide(goal: PositivityGoal, rlimit: int, seed: int) -> Verdict:
     literal = fold_constant(goal.core_num, goal.prefix)
     if literal is not None:
-        return _literal_verdict(literal)
+        return literal_verdict(literal)
     if (bound := _lower_bound(goal, goal.core_num, set())) is not None and bound[0] >= 1:
-        used = tuple(dict.fromkeys(bound[1]))
-        return Verdict("proven", {}, f"core_num >= 1 follows from {'; '.join(used) or 'the expression alone'}", used=used)
+        return proven_by(bound[1])
     return solve(goal, rlimit=rlimit, seed=seed)
+
+
+def proven_by(labels: Sequence[str]) -> Verdict:
+    """A proof without the solver, from the assumptions it used (their labels, as Z3's are)."""
+    used = tuple(dict.fromkeys(labels))
+    return Verdict("proven", {}, f"core_num >= 1 follows from {'; '.join(used) or 'the expression alone'}", used=used)
 
 
 def solve(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEFAULT_SEED) -> Verdict:
@@ -688,18 +696,16 @@ def _name_bound(goal: PositivityGoal, name: str, seen: set[str]) -> tuple[int, t
     for loop in goal.loops:  # a loop index shadows a stale binding of its name (declare_loop_index)
         if loop.index == name:
             start, stop, step = fold_constant(loop.start, goal.prefix), fold_constant(loop.stop, goal.prefix), fold_constant(loop.step, goal.prefix)
-            span = f"{expr_text(loop.start)}, {expr_text(loop.stop)}, {expr_text(loop.step)}"
-            label = f"{name} in range({span})"
             if step is not None and step > 0 and start is not None:
-                return start, (label,)
+                return start, (loop.label,)
             if step is not None and step < 0 and stop is not None:
-                return stop + 1, (label,)
+                return stop + 1, (loop.label,)
             return None
     bounds: list[tuple[int, tuple[str, ...]]] = []
     if name in goal.nonneg:
         bounds.append((0, (f"{name} >= 0",)))
     for cond, polarity in goal.facts:  # an enclosing `if name > c:` (a guard legalog wrote, say)
-        if (bound := _branch_bound(cond, polarity, name)) is not None:
+        if (bound := _branch_bound(cond, polarity, name, goal.prefix)) is not None:
             text = expr_text(cond)
             bounds.append((bound, (text if polarity else f"not ({text})",)))
     definition = goal.bindings.get(name)
@@ -711,19 +717,21 @@ def _name_bound(goal: PositivityGoal, name: str, seen: set[str]) -> tuple[int, t
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
-def _branch_bound(cond: Expr, polarity: bool, name: str) -> int | None:
+def _branch_bound(cond: Expr, polarity: bool, name: str, prefix: str) -> int | None:
     """The lower bound a branch condition puts on `name` (`name > c`, `c <= name`, `not (name <= c)`...)."""
     if not isinstance(cond, Compare):
         return None
     op = cond.op if polarity else _NEGATED[cond.op]
-    if isinstance(cond.left, Name) and cond.left.id == name and (c := fold_constant(cond.right)) is not None:
+    if isinstance(cond.left, Name) and cond.left.id == name and (c := fold_constant(cond.right, prefix)) is not None:
         return {">": c + 1, ">=": c, "==": c}.get(op)
-    if isinstance(cond.right, Name) and cond.right.id == name and (c := fold_constant(cond.left)) is not None:
+    if isinstance(cond.right, Name) and cond.right.id == name and (c := fold_constant(cond.left, prefix)) is not None:
         return {"<": c + 1, "<=": c, "==": c}.get(op)
     return None
 
 
-def _literal_verdict(value: int) -> Verdict:
+def literal_verdict(value: int) -> Verdict:
+    """A literal count is decided as written: >= 1 is proven, anything else is the literal
+    non-positive launch the DSL parser rejects."""
     if value >= 1:
         return Verdict("proven", {}, f"literal core_num {value} >= 1")
     return Verdict(

@@ -3,11 +3,15 @@
 Spec: seeds/legalize_spmd_launches.en.txt.  For each SPMD launch in an Orchestration (or Opaque)
 function — `pl.spmd_submit(self.k, ...)`, or a call carrying a core_num in its attrs whatever the
 callee's FunctionType (PyPTO's pass reads the count off the call) — the goal handed to the Z3
-prover (`positivity.prove`) is built from the IR around it: the enclosing branch conditions with their polarity, the enclosing loop ranges, the pure scalar
-SSA bindings visible at the launch (kept as names, so a range fact about `remaining` still holds
-for `((remaining + 15) // 16) * 4` even after Simplify drops a redundant guard), and the names
-known to be non-negative (module dynamic dimensions, `pl.tensor.dim` results), and the declared
-scalar dtypes, whose value domains (INDEX >= 0, ...) the prover assumes as PyPTO's analyzer does.
+prover (`positivity.prove`) is built from rows the rules derive (rules/spmd.pyd), never by walking
+the body here: the enclosing branch conditions with their polarity (`spmd_fact`), the enclosing
+loop ranges (`spmd_loop`), the pure scalar SSA definitions the point can see (`spmd_def`,
+`def_at`, `point_at`: kept as names, so a range fact about `remaining` still holds for
+`((remaining + 15) // 16) * 4` even after Simplify drops a redundant guard; only the ones the
+goal's expressions reach are followed), the names known non-negative (module dynamic dimensions,
+`pl.tensor.dim` results: `shape_query`), and the declared scalar dtypes, whose value domains
+(INDEX >= 0, ...) the prover assumes as PyPTO's analyzer does.  The rules also say which launches
+need no proof (`spmd_literal_count`, `spmd_index_count`): no goal is built for those.
 
 * proven                  -> `proven`, nothing to do (runtime-allocated outputs are then fine);
 * literal core_num <= 0   -> `rejected`, SP303 (the DSL parser rejects that spelling);
@@ -29,18 +33,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.analyzer.graph import plain_name
-from legalog.analyzer.positivity import CORE_NUM, LoopRange, PositivityGoal, Verdict, fold_constant, prove
-from legalog.extractor.lower import Lowering, loop_bounds, lower, var_name
+from legalog.analyzer.positivity import (
+    CORE_NUM,
+    LoopRange,
+    PositivityGoal,
+    Verdict,
+    fold_constant,
+    literal_verdict,
+    prove,
+    proven_by,
+)
+from legalog.extractor.lower import Lowering, lower, stmt_order, var_id, var_name
 from legalog.ir.model import (
     Assign,
-    BinOp,
-    BoolOp,
     Call,
-    Compare,
     Const,
     Expr,
     ExprStmt,
@@ -55,18 +66,13 @@ from legalog.ir.model import (
     TensorType,
     TupleType,
     Type,
-    UnaryOp,
     While,
     With,
 )
 from legalog.ir.patterns import (
     call_target,
     core_num,
-    is_dim_query,
-    is_kernel_scope,
     is_yield,
-    loop_kind,
-    scalar_builtin,
     spmd_scope_count,
 )
 from legalog.ir.printer import print_expr
@@ -193,83 +199,144 @@ def map_arguments(directions: list[str], n_args: int) -> list[int | None] | None
 # --------------------------------------------------------------------------------- launch sites
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Context:
-    bindings: dict[str, Expr]
+    """What the prover may assume at one launch: the visible pure scalar definitions of the names
+    its goal reads, the enclosing branch conditions (outermost first, True on the then-arm), the
+    enclosing loops and the names known non-negative.  Read off spmd.pyd's rows (`_contexts`)."""
+
+    bindings: Mapping[str, Expr]
     facts: tuple[tuple[Expr, bool], ...]
     loops: tuple[LoopRange, ...]
-    nonneg: set[str]
+    nonneg: frozenset[str]
+    evident: Verdict | None = None  # the rules decided the count needs no proof (a literal, a loop index)
+
+    def verdict(self, count: Expr, dtypes: Mapping[str, str], prefix: str) -> Verdict:
+        if self.evident is not None:
+            return self.evident
+        return prove(PositivityGoal(count, self.bindings, self.facts, self.loops, self.nonneg, dtypes, prefix))
 
 
-def _is_scalar_arith(e: Expr, prefix: str) -> bool:
-    """PyPTO's IsScalarArithmetic: a Var, integer/bool literal, binary or unary expression (PyPTO's
-    min/max are binary and cast unary; a call or a tensor read is not)."""
-    match e:
-        case Name() | BinOp() | UnaryOp() | Compare() | BoolOp():
-            return True
-        case Const(value=v):
-            return isinstance(v, (int, bool))
-        case Call(func=f):
-            return scalar_builtin(f, prefix) is not None
-    return False
+def _contexts(program: Program, lowering: Lowering, derived: Derived) -> dict[str, _Context]:
+    """Launch (or scope context call) id -> its context, from the rows spmd.pyd derives.  Rows
+    come unordered: branches and loops are put outermost first (statement ids number the body in
+    source order), and of two visible definitions of one name the later wins, as in the body."""
+    exprs = lowering.exprs
+    conditions = {str(b): str(x) for b, x in derived["branch"]}
+    facts: dict[str, list[tuple[int, str, bool]]] = {}
+    for e, b, arm in derived["spmd_fact"]:
+        facts.setdefault(str(e), []).append((stmt_order(str(b)), conditions[str(b)], arm == "then"))
+    ranges = _loop_ranges(derived, exprs)
+    loops: dict[str, list[tuple[int, LoopRange]]] = {}
+    for e, loop in derived["spmd_loop"]:
+        loops.setdefault(str(e), []).append((stmt_order(str(loop)), ranges[str(loop)]))
+    counts: dict[str, list[str]] = {}
+    for e, x in derived["core_num_of"]:
+        counts.setdefault(str(e), []).append(str(x))
+    at: dict[str, dict[str, int]] = {}
+    for e, lst, pos in derived["point_at"]:
+        at.setdefault(str(e), {})[str(lst)] = int(pos)
+    evident = {str(e): literal_verdict(int(n)) for e, n in derived["spmd_literal_count"]}
+    for e, loop in derived["spmd_index_count"]:
+        evident[str(e)] = proven_by((ranges[str(loop)].label,))
+    defs = _Definitions(derived, exprs)
+    dims = frozenset(program.dynamic_dims)
+    contexts: dict[str, _Context] = {}
+    for point in {str(r[0]) for r in derived["spmd_point"]}:
+        if point in evident:
+            contexts[point] = _Context({}, (), (), dims, evident[point])
+            continue
+        branches = sorted(facts.get(point, ()))
+        bounded = [loop for _, loop in sorted(loops.get(point, ()), key=lambda f: f[0])]
+        roots = [exprs[x] for x in counts.get(point, ())] + [exprs[x] for _, x, _ in branches]
+        roots += [bound for loop in bounded for bound in (loop.start, loop.stop, loop.step)]
+        bindings, nonneg = defs.visible(point.split("/", 1)[0], roots, at.get(point, {}))
+        contexts[point] = _Context(
+            {var_name(v): exprs[x] for v, x in bindings.items()},
+            tuple((exprs[x], then) for _, x, then in branches),
+            tuple(bounded),
+            dims | {var_name(v) for v in nonneg},
+        )
+    return contexts
 
 
-def _scalar_binding(s: Assign, prefix: str) -> bool:
-    if len(s.targets) != 1:
-        return False
-    if isinstance(s.type, ScalarType):
-        return s.type.dtype != "TASK_ID"
-    # Printed IR annotates single bindings; a bare one counts only when it is plainly arithmetic.
-    if s.type is not None:
-        return False
-    return isinstance(s.value, (BinOp, UnaryOp)) or (
-        isinstance(s.value, Call) and scalar_builtin(s.value.func, prefix) is not None
-    )
+class _Definitions:
+    """The pure scalar definitions of the functions with launches (spmd.pyd: `spmd_def`) and
+    where each is seen from (`def_at`)."""
+
+    def __init__(self, derived: Derived, exprs: Mapping[str, Expr]) -> None:
+        self.exprs = exprs
+        self.of: dict[str, list[tuple[int, str, str]]] = {}  # variable -> (order, statement, value)
+        for s, v, x in derived["spmd_def"]:
+            self.of.setdefault(str(v), []).append((stmt_order(str(s)), str(s), str(x)))
+        for found in self.of.values():
+            found.sort(reverse=True)  # the latest first: it wins where several are visible
+        self.at: dict[str, list[tuple[str, int]]] = {}
+        for s, lst, pos in derived["def_at"]:
+            self.at.setdefault(str(s), []).append((str(lst), int(pos)))
+        self.names: dict[str, set[str]] = {}  # expression id -> the names it reads, found once
+        self.shape = {str(r[0]) for r in derived["shape_query"]}
+
+    def visible(self, fn: str, roots: list[Expr], point_at: Mapping[str, int]) -> tuple[dict[str, str], set[str]]:
+        """The definitions a point of `fn` sees of the names its goal's expressions `roots` read,
+        and of the names those read in turn (variable -> value); and the names a visible shape
+        query defines (never negative)."""
+        bindings: dict[str, str] = {}
+        nonneg: set[str] = set()
+        seen: set[str] = set()
+        todo = [var_id(fn, name) for root in roots for name in expr_names(root)]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            here = [(s, x) for _, s, x in self.of.get(name, ()) if self._seen_from(s, point_at)]
+            if here:
+                bindings[name] = here[0][1]
+                todo += self._reads(fn, here[0][1])
+                if any(s in self.shape for s, _ in here):
+                    nonneg.add(name)
+        return bindings, nonneg
+
+    def _reads(self, fn: str, x: str) -> list[str]:
+        if (names := self.names.get(x)) is None:
+            names = self.names[x] = expr_names(self.exprs[x])
+        return [var_id(fn, name) for name in names]
+
+    def _seen_from(self, s: str, point_at: Mapping[str, int]) -> bool:
+        return any(point_at.get(lst, -1) > pos for lst, pos in self.at.get(s, ()))
 
 
-def _launch_contexts(fn: Function, prefix: str, dims: tuple[str, ...]) -> dict[int, _Context]:
-    """The context at every launch statement of `fn`: id(stmt) -> the scalar bindings visible there,
-    the enclosing branch facts, loops, and the non-negative names."""
-    out: dict[int, _Context] = {}
-
-    def block(body: tuple[Stmt, ...], ctx: _Context) -> None:
-        for s in body:
-            value = getattr(s, "value", None)
-            if (isinstance(value, Call) and core_num(value) is not None) or spmd_scope_count(s, prefix) is not None:
-                out[id(s)] = _Context(dict(ctx.bindings), ctx.facts, ctx.loops, set(ctx.nonneg))
-            match s:
-                case Assign(targets=(target,), value=value):
-                    if isinstance(value, Call) and is_dim_query(value.func, prefix):
-                        ctx.nonneg.add(target)
-                        ctx.bindings[target] = value
-                    elif _scalar_binding(s, prefix) and _is_scalar_arith(value, prefix):
-                        ctx.bindings[target] = value
-                case If(cond=cond, body=then, orelse=orelse):
-                    block(then, _scoped(ctx, facts=((cond, True),)))
-                    block(orelse, _scoped(ctx, facts=((cond, False),)))
-                case For(index=index, iterable=iterable, body=inner):
-                    loops: tuple[LoopRange, ...] = ()
-                    if (index is not None and isinstance(iterable, Call) and loop_kind(iterable, prefix) not in (None, "while_")
-                            and (bounds := loop_bounds(iterable)) is not None):
-                        loops = (LoopRange(index, *bounds),)
-                    block(inner, _scoped(ctx, loops=loops))
-                case While(body=inner):
-                    block(inner, _scoped(ctx))
-                case With(body=inner):
-                    block(inner, ctx)  # scopes are transparent: their bindings stay visible
-
-    block(fn.body, _Context({}, (), (), set(dims)))
-    return out
+def _loop_ranges(derived: Derived, exprs: Mapping[str, Expr]) -> dict[str, LoopRange]:
+    """Every counted loop with bounds: loop id -> its index and bounds (`loop`, `loop_bound`)."""
+    bounds: dict[str, dict[str, Expr]] = {}
+    for loop, role, x in derived["loop_bound"]:
+        bounds.setdefault(str(loop), {})[str(role)] = exprs[str(x)]
+    return {
+        str(loop): LoopRange(var_name(str(iv)), found["start"], found["stop"], found["step"])
+        for loop, iv in derived["loop"]
+        if (found := bounds.get(str(loop))) is not None
+    }
 
 
-def _scoped(ctx: _Context, facts: tuple[tuple[Expr, bool], ...] = (), loops: tuple[LoopRange, ...] = ()) -> _Context:
-    return _Context(dict(ctx.bindings), ctx.facts + facts, ctx.loops + loops, set(ctx.nonneg))
+def _no_context(program: Program) -> _Context:
+    """A launch nested inside another call has no point of its own (spmd.pyd): nothing assumed."""
+    return _Context({}, (), (), frozenset(program.dynamic_dims))
 
 
-def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
+class _VarTypes(dict[str, Type]):
+    """Name -> type in one function (`_var_types`), and its scalars' dtypes: the prover's value
+    domains, found once a function rather than once a launch."""
+
+    @cached_property
+    def dtypes(self) -> dict[str, str]:
+        return {name: t.dtype for name, t in self.items() if isinstance(t, ScalarType)}
+
+
+def _var_types(fn: Function, prefix: str) -> _VarTypes:
     """Name -> type for the function's parameters and annotated bindings; loop-carried and phi
     names take the type of the value that initialises them (printed IR leaves them bare)."""
-    types: dict[str, Type] = {p.name: p.type for p in fn.params}
+    types = _VarTypes((p.name, p.type) for p in fn.params)
     flows: list[tuple[str, Expr]] = []
 
     def block(body: tuple[Stmt, ...]) -> None:
@@ -303,11 +370,6 @@ def _var_types(fn: Function, prefix: str) -> dict[str, Type]:
     return types
 
 
-def scalar_dtypes(types: Mapping[str, Type]) -> dict[str, str]:
-    """Name -> dtype of every scalar the function declares: the prover's value domains."""
-    return {name: t.dtype for name, t in types.items() if isinstance(t, ScalarType)}
-
-
 def _is_tensor(t: Type | None) -> bool:
     return t is None or (isinstance(t, TensorType) and t.kind == "Tensor")
 
@@ -333,8 +395,8 @@ def _return_count(callee: Function) -> int:
 
 def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> SpmdOutcome:
     """One decision per SPMD launch of an Orchestration/Opaque function, in source order."""
-    by_fn: dict[str, dict[int, _Context]] = {}
-    types_by_fn: dict[str, dict[str, Type]] = {}
+    contexts = _contexts(program, lowering, derived)
+    types_by_fn: dict[str, _VarTypes] = {}
     slot_escapes: dict[str, set[int]] = {}
     for e, p in derived["slot_escapes"]:
         slot_escapes.setdefault(str(e), set()).add(int(p))
@@ -366,11 +428,10 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         call, stmt = lowering.exprs[e], lowering.stmts[s]
         if fn is None or callee is None or not isinstance(call, Call):
             continue
-        if f not in by_fn:
-            by_fn[f] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
+        if f not in types_by_fn:
             types_by_fn[f] = _var_types(fn, program.prefix)
         decision, found = _decide_one(
-            program, fn, callee, call, stmt, by_fn[f].get(id(stmt)), types_by_fn[f],
+            program, fn, callee, call, stmt, contexts.get(e) or _no_context(program), types_by_fn[f],
             _Facts(
                 escapes=slot_escapes.get(e, set()), all_escape=e in all_escape, value_escapes=e in value_escapes,
                 ret_params=ret_params.get(e, {}), out_params=sorted(out_params.get(c, [])),
@@ -380,14 +441,12 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         )  # fmt: skip
         decisions.append(decision)
         diags.extend(found)
-    for fn in program.functions:
-        for stmt in _spmd_scopes(fn, program.prefix):
-            if fn.name not in by_fn:
-                by_fn[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
-                types_by_fn[fn.name] = _var_types(fn, program.prefix)
-            decision, found = _decide_scope(program, fn, stmt, by_fn[fn.name].get(id(stmt)), types_by_fn[fn.name])
-            decisions.append(decision)
-            diags.extend(found)
+    for fn, scope, e in _scope_sites(program, lowering, derived):
+        if fn.name not in types_by_fn:
+            types_by_fn[fn.name] = _var_types(fn, program.prefix)
+        decision, found = _decide_scope(program, fn, scope, contexts[e], types_by_fn[fn.name])
+        decisions.append(decision)
+        diags.extend(found)
     decisions.sort(key=lambda d: (order.get(d.function, 0), d.line, d.column))
     return SpmdOutcome(tuple(decisions), tuple(sorted(diags, key=lambda d: (order.get(d.function or "", 0), d.sort_key))))
 
@@ -395,23 +454,15 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
 # ------------------------------------------------------------------------- `with pl.spmd(n):`
 
 
-def _spmd_scopes(fn: Function, prefix: str) -> list[With]:
-    """The outermost `with pl.spmd(n)` scopes of an Orchestration/Opaque function (a Graph's
-    launches are LegalizeGraphBoundary's; a scope inside another kernel scope is kernel code)."""
-    if fn.type not in ("Orchestration", "Opaque"):
-        return []
-    found: list[With] = []
-
-    def block(body: tuple[Stmt, ...]) -> None:
-        for s in body:
-            if isinstance(s, With) and spmd_scope_count(s, prefix) is not None:
-                found.append(s)
-            elif not is_kernel_scope(s, prefix):
-                for inner in (getattr(s, "body", ()), getattr(s, "orelse", ())):
-                    block(inner)
-
-    block(fn.body)
-    return found
+def _scope_sites(program: Program, lowering: Lowering, derived: Derived) -> list[tuple[Function, With, str]]:
+    """The `with pl.spmd(n)` scopes the pass decides (spmd.pyd, `spmd_scope_site`), each with its
+    function and the id of its context call (its point), in source order."""
+    sites: list[tuple[Function, With, str]] = []
+    for s, e, f in derived.sorted("spmd_scope_site"):
+        fn, scope = program.function(str(f)), lowering.stmts[str(s)]
+        if fn is not None and isinstance(scope, With):
+            sites.append((fn, scope, str(e)))
+    return sorted(sites, key=lambda site: (site[1].span.line, site[1].span.col))
 
 
 def _scope_outputs(fn: Function, scope: With) -> list[str]:
@@ -463,7 +514,7 @@ def _in_place_source(scope: With, name: str, types: Mapping[str, Type]) -> str |
 
 
 def _decide_scope(
-    program: Program, fn: Function, scope: With, ctx: _Context | None, types: dict[str, Type]
+    program: Program, fn: Function, scope: With, ctx: _Context, types: _VarTypes
 ) -> tuple[LaunchDecision, list[Diagnostic]]:
     """A `with pl.spmd(n)` scope is the SPMD launch OutlineClusterScopes makes of it: decided as
     a launch is.  Its results are what it binds and the function reads after it; a tensor result
@@ -477,11 +528,7 @@ def _decide_scope(
     callee = hint.value if isinstance(hint, Const) and isinstance(hint.value, str) else f"{prefix}.spmd"
     count_text = print_expr(count, prefix)
     line, col = scope.span.line, scope.span.col
-    ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
-    goal = PositivityGoal(
-        count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types), prefix
-    )
-    verdict = prove(goal)
+    verdict = ctx.verdict(count, types.dtypes, prefix)
     base = dict(function=fn.name, callee=callee, line=line, column=col, core_num=count_text, form="scope")
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
@@ -541,8 +588,8 @@ class _Facts:
 
 
 def _decide_one(
-    program: Program, fn: Function, callee: Function, call: Call, stmt: Stmt, ctx: _Context | None,
-    types: dict[str, Type], facts: _Facts,
+    program: Program, fn: Function, callee: Function, call: Call, stmt: Stmt, ctx: _Context,
+    types: _VarTypes, facts: _Facts,
 ) -> tuple[LaunchDecision, list[Diagnostic]]:  # fmt: skip
     prefix = program.prefix
     launched = call_target(call, prefix)
@@ -556,11 +603,7 @@ def _decide_one(
     base = dict(function=fn.name, callee=callee.name, line=line, column=col, core_num=count_text,
                 target=target, form=form)  # fmt: skip
 
-    ctx = ctx or _Context({}, (), (), set(program.dynamic_dims))
-    goal = PositivityGoal(
-        count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), scalar_dtypes(types), prefix
-    )
-    verdict = prove(goal)
+    verdict = ctx.verdict(count, types.dtypes, prefix)
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
 
@@ -629,7 +672,7 @@ def _decide_one(
 
 
 def _slots(
-    stmt: Stmt, callee: Function, form: str, arguments: list[Expr | None], types: dict[str, Type],
+    stmt: Stmt, callee: Function, form: str, arguments: list[Expr | None], types: _VarTypes,
     facts: _Facts, prefix: str,
 ) -> tuple[ResultSlot, ...]:  # fmt: skip
     n_returns = _return_count(callee)
@@ -674,20 +717,16 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     lowering = lower(program)
     derived = evaluate_spmd(lowering, engine)
     found: list[Diagnostic] = []
-    contexts: dict[str, dict[int, _Context]] = {}
-    dtypes: dict[str, dict[str, str]] = {}
-    for e, f, c, s in derived.sorted("spmd_site"):
-        fn, call, stmt = program.function(str(f)), lowering.exprs[str(e)], lowering.stmts[str(s)]
+    contexts = _contexts(program, lowering, derived)
+    types: dict[str, _VarTypes] = {}
+    for e, f, c, _s in derived.sorted("spmd_site"):
+        fn, call = program.function(str(f)), lowering.exprs[str(e)]
         if fn is None or not isinstance(call, Call) or (count := core_num(call)) is None:
             continue
-        if fn.name not in contexts:
-            contexts[fn.name] = _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims))
-            dtypes[fn.name] = scalar_dtypes(_var_types(fn, program.prefix))
-        ctx = contexts[fn.name].get(id(stmt)) or _Context({}, (), (), set(program.dynamic_dims))
-        goal = PositivityGoal(
-            count, ctx.bindings, ctx.facts, ctx.loops, frozenset(ctx.nonneg), dtypes[fn.name], program.prefix
-        )
-        verdict: Verdict = prove(goal)
+        if fn.name not in types:
+            types[fn.name] = _var_types(fn, program.prefix)
+        ctx = contexts.get(str(e)) or _no_context(program)
+        verdict: Verdict = ctx.verdict(count, types[fn.name].dtypes, program.prefix)
         if verdict.proven:
             continue
         line, col = call.span.line, call.span.col
@@ -701,14 +740,14 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
                      "Run LegalizeSpmdLaunches before dependency analysis.",
             line, col, fn.name, str(c), "error", False,
         ))  # fmt: skip
-    for fn in program.functions:
-        for scope in _spmd_scopes(fn, program.prefix):
-            contexts.setdefault(fn.name, _launch_contexts(fn, program.prefix, tuple(program.dynamic_dims)))
-            decision, _ = _decide_scope(program, fn, scope, contexts[fn.name].get(id(scope)), _var_types(fn, program.prefix))
-            if decision.outcome != "proven":
-                found.append(Diagnostic(
-                    "SP310", f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
-                             "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
-                    decision.line, decision.column, fn.name, decision.callee, "error", False,
-                ))  # fmt: skip
+    for fn, scope, e in _scope_sites(program, lowering, derived):
+        if fn.name not in types:
+            types[fn.name] = _var_types(fn, program.prefix)
+        decision, _ = _decide_scope(program, fn, scope, contexts[e], types[fn.name])
+        if decision.outcome != "proven":
+            found.append(Diagnostic(
+                "SP310", f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
+                         "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
+                decision.line, decision.column, fn.name, decision.callee, "error", False,
+            ))  # fmt: skip
     return sorted(found, key=lambda d: d.sort_key)

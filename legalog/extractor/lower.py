@@ -71,6 +71,12 @@ def var_name(vid: str) -> str:
     return vid.split("/", 1)[1]
 
 
+def stmt_order(sid: str) -> int:
+    """A statement id's place in its function: ids number the body in source order (`F/sN`), an
+    enclosing statement before the statements inside it."""
+    return int(sid.rsplit("/s", 1)[1])
+
+
 @dataclass
 class Lowering:
     """The facts of one program, and the way back from every id to the node it names."""
@@ -232,6 +238,8 @@ class _FunctionLowering:
                 self.block(body, sid, f"{sid}/body")
             case If(cond=cond, body=body, orelse=orelse):
                 add("branch", sid, self.expr(cond, sid))
+                add("branch_arm", f"{sid}/body", sid, "then")
+                add("branch_arm", f"{sid}/else", sid, "else")
                 self.block(body, sid, f"{sid}/body")
                 self.block(orelse, sid, f"{sid}/else")
             case With(context=context, as_name=as_name, body=body):
@@ -272,7 +280,9 @@ class _FunctionLowering:
             add("assign", sid, vid, root)
             if stmt.targets[0].startswith("gm_pipe_buffer_"):
                 add("gm_pipe_var", vid)
-            if stmt.type is not None:
+            if stmt.type is None:
+                add("unannotated", sid)
+            else:
                 self._declare(vid, stmt.type)
                 # Only a view's extent is ever judged (GB120): other annotations stay unlowered.
                 if isinstance(stmt.type, TensorType) and stmt.type.kind == "Tensor" and self._is_view(value):
@@ -334,6 +344,8 @@ class _FunctionLowering:
                 add("expr", eid, "const", dtype or "")
                 if (n := constant_int(e)) is not None:
                     add("const_int", eid, n)
+                elif isinstance(value, bool):
+                    add("const_bool", eid)
             case BinOp(op=op, left=left, right=right):
                 add("expr", eid, "arith", op)
                 self._operands(eid, (left, right), sid, in_predicate)

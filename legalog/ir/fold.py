@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from legalog.ir.model import BinOp, Call, Const, Dotted, Expr, Name, UnaryOp
-from legalog.ir.patterns import scalar_builtin
+from legalog.ir.patterns import DEFAULT_PREFIX, scalar_builtin
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 OUT_OF_RANGE = INT64_MAX + 1
@@ -41,7 +41,7 @@ def in_int64(value: int) -> bool:
     return INT64_MIN <= value <= INT64_MAX
 
 
-def int_cast_operand(call: Call, prefix: str = "pl") -> Expr | None:
+def int_cast_operand(call: Call, prefix: str = DEFAULT_PREFIX) -> Expr | None:
     """The operand of `cast(x, <integer dtype>)`, which folds and encodes as `x` itself."""
     if scalar_builtin(call.func, prefix) != "cast" or not call.args:
         return None
@@ -96,7 +96,7 @@ def _combine(e: Expr, values: list[int], prefix: str) -> int | None:
     return None
 
 
-def fold(e: Expr, prefix: str = "pl", memo: dict[int, int | None] | None = None) -> int | None:
+def fold(e: Expr, prefix: str = DEFAULT_PREFIX, memo: dict[int, int | None] | None = None) -> int | None:
     """The value PyPTO folds `e` to (possibly outside INT64, as `OUT_OF_RANGE` or the exact
     value of a single out-of-range step), or None when `e` is not built from integer literals.
     `memo` may be shared by the calls over one tree whose nodes stay alive."""
@@ -122,7 +122,7 @@ def fold(e: Expr, prefix: str = "pl", memo: dict[int, int | None] | None = None)
     return memo[id(e)]
 
 
-def fold_constant(e: Expr, prefix: str = "pl") -> int | None:
+def fold_constant(e: Expr, prefix: str = DEFAULT_PREFIX) -> int | None:
     """The INT64 value of a literal-only integer expression, else None (a value outside INT64
     is no ConstInt, and a huge one has no decimal text to show)."""
     value = fold(e, prefix)

@@ -59,6 +59,7 @@ from legalog.ir.model import (
     While,
     With,
 )
+from legalog.ir.patterns import DEFAULT_PREFIX
 
 _HEADER = re.compile(r"#\s*pypto\.program(?::\s*(?P<name>\S+))?")
 # A line and its end, where Python's tokenizer ends lines: at \n, \r\n or \r only.
@@ -181,7 +182,7 @@ class _Reader:
     def __init__(self, text: str, path: str | None, lines: list[str]) -> None:
         self.text = text
         self.path = path
-        self.prefix = "pl"
+        self.prefix = DEFAULT_PREFIX
         self.lines = lines
         self.depth = 0  # of the expression being read
         # character offset of each line's start (and of the end): a function's span in O(1)
@@ -255,7 +256,7 @@ class _Reader:
                 for alias in node.names:
                     if alias.name == "language":
                         return alias.asname or "language"
-        return "pl"
+        return DEFAULT_PREFIX
 
     def _dynamic_dim(self, node: ast.stmt) -> str | None:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):

@@ -15,6 +15,7 @@ from typing import Literal, TypeAlias
 from legalog.ir.model import Assign, Call, DictExpr, Dotted, Expr, Stmt, With
 
 __all__ = [
+    "DEFAULT_PREFIX",
     "LOOP_KINDS",
     "CallTarget",
     "LaunchForm",
@@ -32,6 +33,10 @@ __all__ = [
     "spmd_scope_count",
     "yielded",
 ]
+
+# The DSL prefix of a dump that names none (`import pypto.language as pl`), and of programs built
+# in code: the one default every reader, printer and recogniser falls back to.
+DEFAULT_PREFIX = "pl"
 
 LaunchForm: TypeAlias = Literal["call", "submit", "spmd_submit"]
 ScalarBuiltin: TypeAlias = Literal["min", "max", "abs", "cast"]

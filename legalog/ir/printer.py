@@ -59,6 +59,7 @@ from legalog.ir.model import (
     With,
 )
 from legalog.ir.parser import parse
+from legalog.ir.patterns import DEFAULT_PREFIX
 
 __all__ = ["PrintError", "print_checked", "print_expr", "print_function", "print_program", "print_type"]
 
@@ -314,7 +315,7 @@ _EXPR_PRINTERS: dict[type, Callable[..., list[Piece]]] = {
 }
 
 
-def print_expr(e: Expr | Keyword, prefix: str = "pl") -> str:
+def print_expr(e: Expr | Keyword, prefix: str = DEFAULT_PREFIX) -> str:
     """An expression in Python syntax with precedence-minimal parentheses (never recursive)."""
     out: list[str] = []
     stack: list[Piece] = [e]
@@ -365,7 +366,7 @@ _TYPE_PRINTERS: dict[type, Callable[..., str]] = {
 }
 
 
-def print_type(t: Type, prefix: str = "pl") -> str:
+def print_type(t: Type, prefix: str = DEFAULT_PREFIX) -> str:
     """A type annotation: `pl.Scalar[pl.INDEX]`, `pl.Tensor[[M, 128], pl.FP32, ...]`, ..."""
     printer = _TYPE_PRINTERS.get(type(t))
     if printer is None:
@@ -502,7 +503,7 @@ def _signature(f: Function, prefix: str) -> str:
     return f"def {f.name}({', '.join(params)}){_returns(f, prefix)}:"
 
 
-def print_function(f: Function, indent: str = STEP, prefix: str = "pl", step: str = STEP, newline: str = "\n") -> str:
+def print_function(f: Function, indent: str = STEP, prefix: str = DEFAULT_PREFIX, step: str = STEP, newline: str = "\n") -> str:
     """One `@pl.function` method in PyPTO's raw style, indented by `indent` plus `step` per block
     level, each line ended by `newline` (a reprinted function takes the layout of its dump)."""
     try:
@@ -528,7 +529,7 @@ def _reindented(line: str, indent: str, step: str) -> str:
 
 
 def _import_line(prefix: str) -> str:
-    return "import pypto.language as pl" if prefix == "pl" else f"from pypto import language as {prefix}"
+    return "import pypto.language as pl" if prefix == DEFAULT_PREFIX else f"from pypto import language as {prefix}"
 
 
 def _header(p: Program) -> str:

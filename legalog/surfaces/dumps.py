@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from legalog.ir.errors import ParseError
+from legalog.ir.patterns import DEFAULT_PREFIX
 
 Role = Literal["all", "graph", "spmd", "both"]
 DUMP_NAME = re.compile(r"^(?P<num>\d+)_(?:after_(?P<pass>\w+)|(?P<frontend>frontend))\.py$")
@@ -220,7 +221,7 @@ def _pypto_print(source: Any) -> str | None:
     if printer is None:
         return None
     try:
-        text = printer(source, "pl")
+        text = printer(source, DEFAULT_PREFIX)
     except (TypeError, ValueError, RuntimeError):
         return None  # not a PyPTO node: fall through to the other spellings
     return text if isinstance(text, str) else None

@@ -182,36 +182,57 @@ def test_ssa_scalar_binding_keeps_existing_positive_proof() -> None:
     assert main_text(q).count("if ") == 1
 
 
-def test_bindings_chain_through_names() -> None:
-    p = program(MAIN_PARAMS, body(
-        f"m__ssa_v0: {IDX} = n__ssa_v0 * n__ssa_v0",
-        f"c__ssa_v0: {IDX} = m__ssa_v0 + 1",
-        *launch("c__ssa_v0"),
-        "return r__ssa_v0",
-    ))  # fmt: skip
-    assert outcomes(spmd(p)) == ["proven"]
-
-
-def test_task_id_and_tensor_read_bindings_are_not_arithmetic() -> None:
-    p = program(MAIN_PARAMS, body(
-        f"k__ssa_v0: {IDX} = pl.tensor.read(x__ssa_v0, [0, 0])",
-        *launch("k__ssa_v0"),
-        "return r__ssa_v0",
-    ))  # fmt: skip
-    o = spmd(p)
-    assert outcomes(o) == ["guarded"]
-
-
-def test_simplify_removed_guard_proof_from_binding_range() -> None:
+# What the prover may assume at a launch (spmd.pyd's context rows): the bindings before it, in
+# its branch or loop or a with-scope around it, and names known non-negative.  Each case: the
+# statements before the launch, its count, the outcome.
+CONTEXTS = {
+    "bindings chain through names": (
+        [f"m__ssa_v0: {IDX} = n__ssa_v0 * n__ssa_v0", f"c__ssa_v0: {IDX} = m__ssa_v0 + 1"], "c__ssa_v0", "proven"),
+    "a tensor read is not arithmetic": ([f"k__ssa_v0: {IDX} = pl.tensor.read(x__ssa_v0, [0, 0])"], "k__ssa_v0", "guarded"),
     # No branch at all: the range fact comes from `remaining = max(n, 1)` kept as a name, so
     # `((remaining + 15) // 16) * 4 >= 4` holds even after Simplify folded a redundant guard away.
+    "simplify removed the guard: the binding's range proves it": (
+        [f"remaining__ssa_v0: {IDX} = pl.max(n__ssa_v0, 1)", f"blocks__ssa_v0: {IDX} = (remaining__ssa_v0 + 15) // 16 * 4"],
+        "blocks__ssa_v0", "proven"),
+    "a shape query is never negative": ([f"d__ssa_v0: {IDX} = pl.tensor.dim(x__ssa_v0, 0)"], "d__ssa_v0 + 1", "proven"),
+    "a bare arithmetic binding counts": (["c__ssa_v0 = n__ssa_v0 + 1"], "c__ssa_v0", "proven"),
+    "a binding inside a branch is not seen after it": (
+        ["if n__ssa_v0 > 0:", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"], "c__ssa_v0", "guarded"),
+    "a binding inside a with-scope is seen after it": (
+        ["with pl.scope(mode=pl.ScopeMode.MANUAL):", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"], "c__ssa_v0", "proven"),
+    "a binding inside a loop is not seen after it": (
+        ["for i__idx_v0 in pl.range(2):", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"], "c__ssa_v0", "guarded"),
+}
+
+
+@pytest.mark.parametrize(("before", "count", "outcome"), CONTEXTS.values(), ids=CONTEXTS)
+def test_launch_context(before: list[str], count: str, outcome: str) -> None:
+    p = program(MAIN_PARAMS, body(*before, *launch(count), "return r__ssa_v0"))
+    assert outcomes(spmd(p)) == [outcome]
+
+
+def test_rules_say_which_launches_need_no_proof() -> None:
+    """A literal count, and the index of a loop counting up from a literal (`i + 1`), are decided
+    by the rules as written; only the named count gets a Z3 goal."""
     p = program(MAIN_PARAMS, body(
-        f"remaining__ssa_v0: {IDX} = pl.max(n__ssa_v0, 1)",
-        f"blocks__ssa_v0: {IDX} = (remaining__ssa_v0 + 15) // 16 * 4",
-        *launch("blocks__ssa_v0"),
-        "return r__ssa_v0",
+        f"a__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=4)",
+        "for i__idx_v0, (y__iter_v1,) in pl.range(4, init_values=(y__ssa_v0,)):",
+        f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__iter_v1, core_num=i__idx_v0 + 1)",
+        f"    y__ssa_v2: {T} = t__ssa_v0[0]",
+        f"    y__rv_v3: {T} = pl.yield_(y__ssa_v2)",
+        f"b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__rv_v3, core_num=n__ssa_v0 + 1)",
+        "return y__rv_v3",
     ))  # fmt: skip
-    assert outcomes(spmd(p)) == ["proven"]
+    a = analyze(p, passes=("spmd",))
+    assert a.derived is not None
+    literal, index = a.derived["spmd_literal_count"], a.derived["spmd_index_count"]
+    assert [n for _, n in literal] == [4] and len(index) == 1
+    assert len(a.derived["spmd_point"]) == 3
+    assert [d.reason for d in a.launches] == [
+        "literal core_num 4 >= 1",
+        "core_num >= 1 follows from i__idx_v0 in range(0, 4, 1)",
+        "core_num >= 1 follows from n__ssa_v0: INDEX >= 0",
+    ]
 
 
 def test_dynamic_dim_is_nonnegative_but_not_positive() -> None:
