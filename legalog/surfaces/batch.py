@@ -13,15 +13,20 @@ import os
 import pickle
 import select
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from legalog.surfaces.dumps import Target
 from legalog.surfaces.report import DiagnosticModel, FileModel
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 Progress = Callable[[FileModel], None]
 _GRAPH_ONLY = ("GB", "HC")
@@ -135,6 +140,10 @@ def within(seconds: float | None, task: Callable[[], FileModel], job: Job) -> Fi
     a pipe.  Without `fork` (or without a limit) the task runs here, unlimited."""
     if not seconds or not hasattr(os, "fork"):
         return task()
+    if threading.active_count() > 1:
+        # a fork copies one thread of many (a Dask worker's, a thread pool's) with the others'
+        # locks held, and Python 3.12 warns: the child starts from a single-threaded server
+        return _from_fork_server(seconds, job)
     _warm_before_another_fork()
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -144,12 +153,7 @@ def within(seconds: float | None, task: Callable[[], FileModel], job: Job) -> Fi
             quiet = os.open(os.devnull, os.O_WRONLY)
             os.dup2(quiet, 1)
             os.dup2(quiet, 2)
-            try:
-                result = task()
-            except BaseException as err:  # whatever it is, it is this file's INTERNAL entry
-                from legalog.surfaces.internal import internal_reason
-
-                result = _error(job.target, internal_reason(err), 1, 1, "INTERNAL")
+            result = _never_raising(task, job)
             with os.fdopen(write_end, "wb") as out:
                 pickle.dump(result, out)
         finally:
@@ -168,6 +172,48 @@ def within(seconds: float | None, task: Callable[[], FileModel], job: Job) -> Fi
         return crash_result(job, "the analysis process died (killed, or out of memory)")
     loaded: FileModel = pickle.loads(payload)  # our own child's pickle of its FileModel
     return loaded
+
+
+def _never_raising(task: Callable[[], FileModel], job: Job) -> FileModel:
+    try:
+        return task()
+    except BaseException as err:  # whatever it is, it is this file's INTERNAL entry
+        from legalog.surfaces.internal import internal_reason
+
+        return _error(job.target, internal_reason(err), 1, 1, "INTERNAL")
+
+
+def _from_fork_server(seconds: float, job: Job) -> FileModel | None:
+    """`within` for a process with other threads: the job (without its limit) in a child of
+    multiprocessing's fork server, which is started single-threaded, killed at the deadline."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["legalog.surfaces.batch"])
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_served_child, args=(replace(job, timeout=None), send))
+    child.start()
+    send.close()
+    try:
+        if not receive.poll(seconds):
+            return None
+        try:
+            loaded: FileModel = receive.recv()
+        except EOFError:
+            return crash_result(job, "the analysis process died (killed, or out of memory)")
+        return loaded
+    finally:
+        receive.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+
+
+def _served_child(job: Job, send: Connection) -> None:
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    send.send(_never_raising(lambda: analyse_job(job), job))
 
 
 _forked_before = False
