@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import weakref
 from collections import defaultdict
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
@@ -20,8 +20,9 @@ from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.extractor.lower import Lowering, var_name
 from legalog.facts.store import Row
 from legalog.ir.model import Assign, Expr, Name, Program, Span, Type
+from legalog.ir.parser import MAX_EXPR_DEPTH
 from legalog.ir.printer import print_expr
-from legalog.ir.transform import substitute
+from legalog.ir.transform import expr_names, substitute, tree_size
 from legalog.rules.engine import Derived
 
 _SSA_ROLE = r"__(?:ssa|tmp|idx|iter|rv|phi)_v\d+(?:_\d+)?"
@@ -63,24 +64,77 @@ class GraphDecision:
     kept_invariant: tuple[str, ...]
     kept_views: tuple[str, ...]
     node_count: int | None
+    # `expanded`'s table, filled on first use (a cache: no part of the decision)
+    _expansions: dict[str, Expr] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def changes_anything(self) -> bool:
         return bool(self.hoisted or self.aliases)
 
     def expanded(self, name: str) -> Expr:
-        """A hoisted scalar's value in the Graph's parameters only (earlier hoists expanded)."""
-        values = {h.name: h.value for h in self.hoisted if h.kind == "scalar"}
-        roots = dict(self.aliases)
+        """A hoisted scalar's value in the Graph's parameters: renames resolved and earlier
+        hoists expanded, as long as the whole stays within `SHOWN_NODES` nodes; past that, the
+        earlier hoists it reads keep their names (each is a parameter of the rewritten Graph,
+        computed by the call site just before).  A name that is neither is itself."""
+        if not self._expansions:
+            self._expansions.update(_expansions(self))
+        return self._expansions.get(name) or Name(name)
 
-        def lookup(n: str) -> Expr | None:
-            if n in roots:
-                return lookup(roots[n]) or Name(roots[n])
-            if n in values:
-                return substitute(values[n], lookup)
-            return None
 
-        return lookup(name) or Name(name)
+# An expansion is shown whole only within this many nodes: so it nests no deeper than the reader
+# takes back, and a chain of hoists, each reading the one before (or twice: `a2 = a1 + a1`),
+# never prints values that grow with the chain's length (or exponentially).
+SHOWN_NODES = MAX_EXPR_DEPTH
+
+
+def _expansions(g: GraphDecision) -> dict[str, Expr]:
+    """`GraphDecision.expanded` of every hoisted scalar and deleted rename, in one walk of the
+    chain (earlier expansions are shared, not rebuilt)."""
+    values = {h.name: h.value for h in g.hoisted if h.kind == "scalar"}
+    roots = dict(g.aliases)
+    sizes: dict[str, int] = {}  # a hoisted value's size expanded, saturated at SHOWN_NODES + 1
+    out: dict[str, Expr] = {}
+
+    def hoisted_root(n: str) -> str | None:
+        r = roots.get(n, n)
+        return r if r in values else None
+
+    def whole(n: str) -> Expr | None:
+        r = roots.get(n, n)
+        if r in out and sizes[r] <= SHOWN_NODES:
+            return out[r]
+        return Name(r) if n in roots else None
+
+    def one_level(n: str) -> Expr | None:
+        return Name(roots[n]) if n in roots else None
+
+    for name in _dependency_order(values, hoisted_root):
+        size = tree_size(values[name], lambda n: sizes.get(hoisted_root(n) or "", 1))
+        sizes[name] = min(size, SHOWN_NODES + 1)
+        out[name] = substitute(values[name], whole if size <= SHOWN_NODES else one_level)
+    for alias, root in g.aliases:
+        out[alias] = out.get(root) or Name(root)
+    return out
+
+
+def _dependency_order(values: Mapping[str, Expr], hoisted_root: Callable[[str], str | None]) -> list[str]:
+    """The hoisted scalars, each after the hoisted scalars its value reads (a depth-first walk
+    on an explicit stack; a name met again while in progress is left as it is)."""
+    order: list[str] = []
+    state: dict[str, bool] = {}  # False: in progress, True: placed
+    for start in values:
+        stack = [(start, False)]
+        while stack:
+            name, placed = stack.pop()
+            if placed:
+                state[name] = True
+                order.append(name)
+            elif name not in state:
+                state[name] = False
+                stack.append((name, True))
+                reads = {r for n in expr_names(values[name]) if (r := hoisted_root(n)) is not None}
+                stack.extend((r, False) for r in sorted(reads) if r not in state)
+    return order
 
 
 def _order(sid: str) -> int:

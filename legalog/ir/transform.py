@@ -35,28 +35,67 @@ _BODY_FIELDS = ("body", "orelse")
 
 def substitute(node: Node, lookup: Substitution) -> Node:
     """Replace every use of a variable (in expressions and type annotations, at any depth) by
-    `lookup(name)` when that is not None.  Assignment targets are left alone."""
-    if isinstance(node, Name):
-        new = lookup(node.id)
-        if isinstance(new, Name) and new.span == NO_SPAN:
-            return replace(node, id=new.id)  # a renamed use keeps its place
-        return node if new is None else new  # type: ignore[return-value]
-    if isinstance(node, Opaque):
-        return _substitute_opaque(node, lookup)  # type: ignore[return-value]
-    if isinstance(node, tuple):
-        items = tuple(substitute(item, lookup) for item in node)
-        return node if all(a is b for a, b in zip(items, node)) else items  # type: ignore[return-value]
-    if not is_dataclass(node) or isinstance(node, type):
-        return node
-    changes = {}
-    for f in fields(node):
-        if f.name in ("span", "comments", "targets"):
+    `lookup(name)` when that is not None.  Assignment targets are left alone.
+
+    Walked with an explicit stack, each distinct node once (by identity): a deep tree costs no
+    recursion, and a subtree shared by many parents (an expansion reuses the earlier ones it
+    reads) is rebuilt once, so the result shares it too."""
+    done: dict[int, Any] = {}  # id of a node seen -> its result (the node itself when unchanged)
+    stack: list[tuple[Any, bool]] = [(node, False)]
+    while stack:
+        item, children_done = stack.pop()
+        key = id(item)
+        if key in done:
             continue
-        value = getattr(node, f.name)
-        new = substitute(value, lookup)
-        if new is not value:
-            changes[f.name] = new
-    return replace(node, **changes) if changes else node
+        if children_done:
+            done[key] = _rebuilt(item, done)
+        elif isinstance(item, Name):
+            done[key] = _substitute_name(item, lookup)
+        elif isinstance(item, Opaque):
+            done[key] = _substitute_opaque(item, lookup)
+        elif isinstance(item, tuple) or (is_dataclass(item) and not isinstance(item, type)):
+            stack.append((item, True))
+            stack.extend((child, False) for child in _children(item) if id(child) not in done)
+        else:
+            done[key] = item
+    return done[id(node)]
+
+
+# fields of a node that hold no use of a variable: where it was read, its comments, the names it binds
+_NOT_USES = frozenset(("span", "comments", "targets"))
+_USE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _use_fields(cls: type) -> tuple[str, ...]:
+    if (names := _USE_FIELDS.get(cls)) is None:
+        names = _USE_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name not in _NOT_USES)
+    return names
+
+
+def _children(item: Any) -> Iterable[Any]:
+    if isinstance(item, tuple):
+        return item
+    return (getattr(item, name) for name in _use_fields(type(item)))
+
+
+def _rebuilt(item: Any, done: dict[int, Any]) -> Any:
+    """`item` over its children's results; `item` itself when none changed."""
+    if isinstance(item, tuple):
+        items = tuple(done[id(child)] for child in item)
+        return item if all(a is b for a, b in zip(items, item)) else items
+    changes = {}
+    for name in _use_fields(type(item)):
+        value = getattr(item, name)
+        if (new := done[id(value)]) is not value:
+            changes[name] = new
+    return replace(item, **changes) if changes else item
+
+
+def _substitute_name(node: Name, lookup: Substitution) -> Expr:
+    new = lookup(node.id)
+    if isinstance(new, Name) and new.span == NO_SPAN:
+        return replace(node, id=new.id)  # a renamed use keeps its place
+    return node if new is None else new
 
 
 def _substitute_opaque(node: Opaque, lookup: Substitution) -> Opaque:
@@ -160,18 +199,42 @@ def expr_names(e: Expr) -> set[str]:
                 found.add(name)
             case Opaque(names=names):
                 found.update(names)
-            case BinOp(left=left, right=right) | Compare(left=left, right=right):
-                stack += (left, right)
-            case UnaryOp(operand=operand):
-                stack.append(operand)
-            case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
-                stack += values
-            case Call(args=args, kwargs=kwargs):
-                stack += args
-                stack += [k.value for k in kwargs]
-            case DictExpr(keys=keys, values=values):
-                stack += keys
-                stack += values
-            case Subscript(value=value, index=index):
-                stack += (value, index)
+            case _:
+                stack += _operands(node)
     return found
+
+
+def tree_size(e: Expr, weight: Callable[[str], int]) -> int:
+    """How many nodes `e` has as a tree, a name counting `weight(name)` nodes (what it would be
+    replaced by); an opaque node counts one plus its names."""
+    total = 0
+    stack: list[Expr] = [e]
+    while stack:
+        node = stack.pop()
+        match node:
+            case Name(id=name):
+                total += weight(name)
+            case Opaque(names=names):
+                total += 1 + sum(weight(n) for n in names)
+            case _:
+                total += 1
+                stack += _operands(node)
+    return total
+
+
+def _operands(node: Expr) -> list[Expr]:
+    """An expression's direct sub-expressions (a call's keyword values among them)."""
+    match node:
+        case BinOp(left=left, right=right) | Compare(left=left, right=right):
+            return [left, right]
+        case UnaryOp(operand=operand):
+            return [operand]
+        case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
+            return list(values)
+        case Call(args=args, kwargs=kwargs):
+            return [*args, *(k.value for k in kwargs)]
+        case DictExpr(keys=keys, values=values):
+            return [*keys, *values]
+        case Subscript(value=value, index=index):
+            return [value, index]
+    return []

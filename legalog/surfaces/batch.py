@@ -22,9 +22,13 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from legalog.surfaces.dumps import Target
 from legalog.surfaces.report import DiagnosticModel, FileModel
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 Progress = Callable[[FileModel], None]
 _GRAPH_ONLY = ("GB", "HC")
@@ -142,6 +146,10 @@ def within(seconds: float | None, job: Job, data: bytes | None) -> FileModel | N
     (or without a limit) the analysis runs here, unlimited."""
     if not seconds or not hasattr(os, "fork"):
         return analyse_target(job.target, job.runtime, data, job.engine)
+    if threading.active_count() > 1:
+        # a fork copies one thread of many (a Dask worker's, a thread pool's) with the others'
+        # locks held, and Python 3.12 warns: the child starts from a single-threaded server
+        return _from_fork_server(seconds, job, data)
     request = pickle.dumps((job.target, job.runtime, data, job.engine))
     worker = _Worker.current()
     try:
@@ -164,6 +172,48 @@ def within(seconds: float | None, job: Job, data: bytes | None) -> FileModel | N
 
 
 _LENGTH = struct.Struct("<Q")  # each message on a worker's pipes: its length, then a pickle
+
+
+def _never_raising(target: Target, runtime: str, data: bytes | None, engine: str) -> FileModel:
+    try:
+        return analyse_target(target, runtime, data, engine)
+    except BaseException as err:  # whatever it is, it is this file's INTERNAL entry
+        from legalog.surfaces.internal import internal_reason
+
+        return _error(target, internal_reason(err), 1, 1, "INTERNAL")
+
+
+def _from_fork_server(seconds: float, job: Job, data: bytes | None) -> FileModel | None:
+    """`within` for a process with other threads: the analysis in a child of multiprocessing's
+    fork server, which is started single-threaded, killed at the deadline."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["legalog.surfaces.batch"])
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_served_child, args=((job.target, job.runtime, data, job.engine), send))
+    child.start()
+    send.close()
+    try:
+        if not receive.poll(seconds):
+            return None
+        try:
+            loaded: FileModel = receive.recv()
+        except EOFError:
+            return crash_result(job, "the analysis process died (killed, or out of memory)")
+        return loaded
+    finally:
+        receive.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+
+
+def _served_child(request: tuple[Target, str, bytes | None, str], send: Connection) -> None:
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    send.send(_never_raising(*request))
 
 
 class _Worker:
@@ -243,14 +293,7 @@ def _serve(requests: int, replies: int) -> None:
     """The worker's loop: each request is (target, runtime, data, engine); each reply the entry."""
     while (head := _read_exactly(requests, _LENGTH.size, None)) and (
             body := _read_exactly(requests, _LENGTH.unpack(head)[0], None)):
-        target, runtime, data, engine = pickle.loads(body)
-        try:
-            result = analyse_target(target, runtime, data, engine)
-        except BaseException as err:  # whatever it is, it is this file's INTERNAL entry
-            from legalog.surfaces.internal import internal_reason
-
-            result = _error(target, internal_reason(err), 1, 1, "INTERNAL")
-        reply = pickle.dumps(result)
+        reply = pickle.dumps(_never_raising(*pickle.loads(body)))
         _write_all(replies, _LENGTH.pack(len(reply)) + reply)
 
 

@@ -4,7 +4,8 @@ Each mutation takes the text of a dump and a `random.Random` and returns new byt
 they cover frontend-style rebinding, arity changes, unknown callees, recursion, huge and
 out-of-range integers, missing annotations, non-ASCII names, a BOM, bad bytes, truncation and
 broken structure; and issue 22's kinds: split decorators, alias chains, many launches, wide loop
-bounds, odd headers, statements Python's compiler refuses, non-integer core_num.  Deterministic: the same seed gives the same mutants.
+bounds, odd headers, statements Python's compiler refuses, non-integer core_num, and long rename
+or derivation chains inside a Graph.  Deterministic: the same seed gives the same mutants.
 """
 
 from __future__ import annotations
@@ -211,6 +212,33 @@ def alias_chain(text: str, rng: random.Random) -> bytes:
     return (text[: m.end()] + chain + rest).encode()
 
 
+_GRAPH_DEF = re.compile(r"^(\s*)@pl\.function\(type=pl\.FunctionType\.Graph\b.*\n\s*def \w+\(.*\n", re.MULTILINE)
+_BINDING = re.compile(r"^(\s+)(\w+): (pl\.(?:Scalar|Tensor)\[[^=]*\]) = .*$", re.MULTILINE)
+GRAPH_CHAIN_LINKS = (350, 1200)  # past the ~300 links that once ended in RecursionError; 10,000: tests/robust/test_graph_chains.py
+
+
+def graph_alias_chain(text: str, rng: random.Random) -> bytes:
+    """A scalar or tensor inside a Graph renamed 350 or 1,200 times, or a scalar derived as often
+    (issue 22: a Graph hoist chain past 300 links raised RecursionError; 10,000 took 440 s)."""
+    graphs = list(_GRAPH_DEF.finditer(text))
+    if not graphs:
+        return text.encode()
+    g = rng.choice(graphs)
+    following = re.compile(rf"^{g.group(1)}@", re.MULTILINE).search(text, g.end())
+    end = following.start() if following else len(text)
+    body = text[g.end() : end]
+    found = list(_BINDING.finditer(body))
+    if not found:
+        return text.encode()
+    b = rng.choice(found)
+    ind, name, ann = b.groups()
+    step = " + 1" if ann.startswith("pl.Scalar") and rng.random() < 0.3 else ""
+    count = rng.choice(GRAPH_CHAIN_LINKS)
+    chain = "".join(f"\n{ind}{name}_gc{i}: {ann} = {name if i == 1 else f'{name}_gc{i - 1}'}{step}" for i in range(1, count + 1))
+    rest = re.sub(rf"\b{re.escape(name)}\b(?!_gc)", f"{name}_gc{count}", body[b.end() :])
+    return (text[: g.end()] + body[: b.end()] + chain + rest + text[end:]).encode()
+
+
 def many_launches(text: str, rng: random.Random) -> bytes:
     """One launch or call repeated 10 to 60 times (issue 22: thousands of launches)."""
     found = list(_LAUNCH_LINE.finditer(text))
@@ -251,7 +279,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     drop_line, duplicate_line, swap_lines, drop_argument, extra_argument, recurse, unknown_callee,
     huge_integer, strip_annotation, non_ascii_name, frontend_names, byte_order_mark, truncate, bad_bytes,
     function_type, core_num, dedent, split_decorator, alias_chain, many_launches, wide_bound, odd_header,
-    refused_statement,
+    refused_statement, graph_alias_chain,
 )  # fmt: skip
 
 

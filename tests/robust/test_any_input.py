@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -391,3 +392,41 @@ def test_an_operator_chain_past_the_readers_bound_is_a_parse_error_at_its_line()
     assert analysis.diagnostics[0].line == line_of(text, "idx + 1")
     assert f"more than {MAX_EXPR_DEPTH}" in analysis.diagnostics[0].message
     assert analyze(ROW_SHIFT.replace("idx * 128", "idx" + " + 1" * (MAX_EXPR_DEPTH - 1))).status == "rewritten"
+
+
+def test_every_reproducer_in_the_fuzz_folder_is_decided_with_a_clean_stderr() -> None:
+    """Every dump of ../shared/fuzz, one added later included, in one `check`: a report entry each,
+    none INTERNAL or TIMEOUT, nothing but the report (the generator script is no dump)."""
+    dumps = sorted(str(p) for p in FUZZ.glob("*.py") if not p.name.startswith("make_"))
+    done, _ = _legalog("check", *dumps, "--format", "json")
+    files = json.loads(done.stdout)["files"]
+    assert done.stderr == "" and len(files) == len(dumps) >= 12
+    assert not [(f["path"], d["code"]) for f in files for d in f["diagnostics"] if d["code"] in ("INTERNAL", "TIMEOUT")]
+
+
+def test_a_threaded_process_never_forks_itself_for_the_time_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With other threads running (a Dask worker, a thread pool) the timed child comes from a
+    single-threaded fork server: no `os.fork` here, no warning, and the limit still holds."""
+    from legalog.surfaces.batch import Job, analyse_job
+    from legalog.surfaces.dumps import Target
+    from tests.robust.chains import graph_chain
+
+    def refuse() -> int:
+        raise AssertionError("os.fork in a threaded process")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    quick, slow = tmp_path / "quick.py", tmp_path / "slow.py"
+    quick.write_text(ROW_SHIFT)
+    slow.write_text(graph_chain("renames", 10_000))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert analyse_job(Job(Target(str(quick)), timeout=60)).status == "rewritten"
+            stopped = analyse_job(Job(Target(str(slow)), timeout=0.5))
+    finally:
+        stop.set()
+        other.join()
+    assert [d.code for d in stopped.diagnostics] == ["TIMEOUT"]
