@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from legalog.ir.errors import ParseError
-from legalog.ir.patterns import DEFAULT_PREFIX
 
 Role = Literal["all", "graph", "spmd", "both"]
 DUMP_NAME = re.compile(r"^(?P<num>\d+)_(?:after_(?P<pass>\w+)|(?P<frontend>frontend))\.py$")
@@ -217,6 +216,8 @@ def _pypto_print(source: Any) -> str | None:
         from pypto import ir as pypto_ir
     except ImportError:
         return None
+    from legalog.ir.patterns import DEFAULT_PREFIX  # here: a cached check loads no IR model
+
     printer = getattr(pypto_ir, "python_print", None)
     if printer is None:
         return None
