@@ -1,6 +1,6 @@
 """Measures the pyDatalog backend (not a test): evaluate on a tiny program, the reset, fact throughput.
 
-    python bench/engine_probe.py
+python bench/engine_probe.py
 """
 
 from __future__ import annotations
@@ -42,11 +42,15 @@ def main() -> None:
     t0 = time.perf_counter()
     rules = RuleProgram.from_texts({"probe.pyd": RULES})
     database = _database(rules)
-    print(f"RuleProgram build (lint + load + stratify), {len(RULES.splitlines()) - 1} rules: "
-          f"{(time.perf_counter() - t0) * 1e3:.2f} ms")
+    print(
+        f"RuleProgram build (lint + load + stratify), {len(RULES.splitlines()) - 1} rules: "
+        f"{(time.perf_counter() - t0) * 1e3:.2f} ms"
+    )
 
     tiny = {"edge": [("a", "b"), ("b", "c"), ("c", "d"), ("d", "b")]}
-    print(f"evaluate, tiny program (4 edges, 5 derived relations): {timed(lambda: evaluate(rules, tiny), 200):.3f} ms")
+    print(
+        f"evaluate, tiny program (4 edges, 5 derived relations): {timed(lambda: evaluate(rules, tiny), 200):.3f} ms"
+    )
     print(f"evaluate, no facts: {timed(lambda: evaluate(rules, {}), 200):.3f} ms")
 
     # The reset we use: restore the rules-only stores in place.
@@ -61,8 +65,10 @@ def main() -> None:
     Logic()
     pyParser.load(RULES)
     snapshot = Logic(True)
-    print(f"alternative: Logic(snapshot) restore: {timed(lambda: Logic(snapshot), 500) * 1e3:.1f} us "
-          "(copies only the predicate dict: the predicates, and their facts, stay shared -> not isolating)")
+    print(
+        f"alternative: Logic(snapshot) restore: {timed(lambda: Logic(snapshot), 500) * 1e3:.1f} us "
+        "(copies only the predicate dict: the predicates, and their facts, stay shared -> not isolating)"
+    )
 
     # Fact throughput, 10k facts of a binary relation.
     n = 10_000
@@ -87,10 +93,15 @@ def main() -> None:
         for r in rows:
             pyDatalog.assert_fact("bulk", *r)
 
-    for label, fn, rep in [("direct store (used)", direct, 7), ("pyEngine.assert_", engine_assert, 5),
-                           ("pyDatalog.assert_fact", public_assert, 3)]:
+    for label, fn, rep in [
+        ("direct store (used)", direct, 7),
+        ("pyEngine.assert_", engine_assert, 5),
+        ("pyDatalog.assert_fact", public_assert, 3),
+    ]:
         ms = timed(fn, rep)
-        print(f"assert 10k facts, {label}: {ms:.1f} ms  ({n / ms * 1e3 / 1e3:.0f}k facts/s, {ms * 1e3 / n:.2f} us/fact)")
+        print(
+            f"assert 10k facts, {label}: {ms:.1f} ms  ({n / ms * 1e3 / 1e3:.0f}k facts/s, {ms * 1e3 / n:.2f} us/fact)"
+        )
 
     big = {"edge": [(f"n{i}", f"n{i + 1}") for i in range(200)]}
     print(f"evaluate, 200-edge chain (20k reach rows): {timed(lambda: evaluate(rules, big), 3):.0f} ms")

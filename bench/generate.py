@@ -29,9 +29,9 @@ import random
 from pathlib import Path
 
 FP = "pl.FP32"
-ROWS, COLS = 256, 128          # x, y: [ROWS, COLS]
-WROWS = 1024                   # w: [WROWS, COLS]
-ELEM = 4                       # bytes per FP32
+ROWS, COLS = 256, 128  # x, y: [ROWS, COLS]
+WROWS = 1024  # w: [WROWS, COLS]
+ELEM = 4  # bytes per FP32
 
 
 def _mem(name: str, offset: str, size: int) -> str:
@@ -57,7 +57,9 @@ def _adirs(*dirs: str) -> str:
 
 KERNEL_HEADER = "    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)"
 GRAPH_HEADER = "    @pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)"
-ORCH_HEADER = "    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)"
+ORCH_HEADER = (
+    "    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)"
+)
 
 
 def _kernels() -> list[str]:
@@ -66,67 +68,79 @@ def _kernels() -> list[str]:
 
     def tile(name: str, shape: tuple[int, int], mem: str, off: int = 0) -> str:
         size = shape[0] * shape[1] * ELEM
-        return (f"{name}: pl.Tile[[{shape[0]}, {shape[1]}], {FP}, "
-                f"pl.MemRef({mem}, pl.const({off}, pl.INT64), {size}), {vec}]")
+        return (
+            f"{name}: pl.Tile[[{shape[0]}, {shape[1]}], {FP}, "
+            f"pl.MemRef({mem}, pl.const({off}, pl.INT64), {size}), {vec}]"
+        )
 
     out: list[str] = []
     # fill(src view [64,128], base scalar, scr Out[64,128]) -> scr
-    out += [KERNEL_HEADER,
-            f"    def fill(w__ssa_v0: {_tensor((64, COLS), 'mem_ddr_0')}, base__ssa_v0: pl.Scalar[pl.INDEX], "
-            f"scr__ssa_v0: pl.Out[{_tensor((64, COLS), 'mem_ddr_1')}]) -> {_ret((64, COLS))}:",
-            "        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 32768)",
-            f"        {tile('a__ssa_v0', (64, COLS), 'mem_vec_2')} = pl.tile.load(w__ssa_v0, [0, 0], [64, 128], [64, 128], target_memory=pl.Mem.Vec)",
-            f"        {tile('b__ssa_v0', (64, COLS), 'mem_vec_2')} = pl.tile.muls(a__ssa_v0, 3.0)",
-            f"        scr__ssa_v1: {_tensor((64, COLS), 'mem_ddr_1')} = pl.tile.store(b__ssa_v0, [0, 0], scr__ssa_v0)",
-            "        return scr__ssa_v0"]
+    out += [
+        KERNEL_HEADER,
+        f"    def fill(w__ssa_v0: {_tensor((64, COLS), 'mem_ddr_0')}, base__ssa_v0: pl.Scalar[pl.INDEX], "
+        f"scr__ssa_v0: pl.Out[{_tensor((64, COLS), 'mem_ddr_1')}]) -> {_ret((64, COLS))}:",
+        "        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 32768)",
+        f"        {tile('a__ssa_v0', (64, COLS), 'mem_vec_2')} = pl.tile.load(w__ssa_v0, [0, 0], [64, 128], [64, 128], target_memory=pl.Mem.Vec)",
+        f"        {tile('b__ssa_v0', (64, COLS), 'mem_vec_2')} = pl.tile.muls(a__ssa_v0, 3.0)",
+        f"        scr__ssa_v1: {_tensor((64, COLS), 'mem_ddr_1')} = pl.tile.store(b__ssa_v0, [0, 0], scr__ssa_v0)",
+        "        return scr__ssa_v0",
+    ]
     # tile_mix(xv [32,128], scr [64,128], t scalar, lim scalar, y InOut[256,128]) -> y
-    out += [KERNEL_HEADER,
-            f"    def tile_mix(xv__ssa_v0: {_tensor((32, COLS), 'mem_ddr_0')}, s__ssa_v0: {_tensor((64, COLS), 'mem_ddr_1')}, "
-            f"t__ssa_v0: pl.Scalar[pl.INDEX], lim__ssa_v0: pl.Scalar[pl.INDEX], "
-            f"y__ssa_v0: pl.InOut[{_tensor((ROWS, COLS), 'mem_ddr_2')}]) -> {_ret((ROWS, COLS))}:",
-            "        mem_vec_3: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
-            "        mem_vec_4: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
-            f"        {tile('c__ssa_v0', (32, COLS), 'mem_vec_3')} = pl.tile.load(xv__ssa_v0, [0, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
-            f"        {tile('d__ssa_v0', (32, COLS), 'mem_vec_4', 16384)} = pl.tile.load(s__ssa_v0, [0, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
-            f"        {tile('e__ssa_v0', (32, COLS), 'mem_vec_3')} = pl.tile.add(c__ssa_v0, d__ssa_v0)",
-            f"        y__ssa_v1: {_tensor((ROWS, COLS), 'mem_ddr_2')} = pl.tile.store(e__ssa_v0, [t__ssa_v0 * 32, 0], y__ssa_v0)",
-            "        return y__ssa_v0"]
+    out += [
+        KERNEL_HEADER,
+        f"    def tile_mix(xv__ssa_v0: {_tensor((32, COLS), 'mem_ddr_0')}, s__ssa_v0: {_tensor((64, COLS), 'mem_ddr_1')}, "
+        f"t__ssa_v0: pl.Scalar[pl.INDEX], lim__ssa_v0: pl.Scalar[pl.INDEX], "
+        f"y__ssa_v0: pl.InOut[{_tensor((ROWS, COLS), 'mem_ddr_2')}]) -> {_ret((ROWS, COLS))}:",
+        "        mem_vec_3: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
+        "        mem_vec_4: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
+        f"        {tile('c__ssa_v0', (32, COLS), 'mem_vec_3')} = pl.tile.load(xv__ssa_v0, [0, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
+        f"        {tile('d__ssa_v0', (32, COLS), 'mem_vec_4', 16384)} = pl.tile.load(s__ssa_v0, [0, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
+        f"        {tile('e__ssa_v0', (32, COLS), 'mem_vec_3')} = pl.tile.add(c__ssa_v0, d__ssa_v0)",
+        f"        y__ssa_v1: {_tensor((ROWS, COLS), 'mem_ddr_2')} = pl.tile.store(e__ssa_v0, [t__ssa_v0 * 32, 0], y__ssa_v0)",
+        "        return y__ssa_v0",
+    ]
     # stage(x [256,128], j scalar, part Out[32,128]) -> part
-    out += [KERNEL_HEADER,
-            f"    def stage(x__ssa_v0: {_tensor((ROWS, COLS), 'mem_ddr_0')}, j__ssa_v0: pl.Scalar[pl.INDEX], "
-            f"part__ssa_v0: pl.Out[{_tensor((32, COLS), 'mem_ddr_1')}]) -> {_ret((32, COLS))}:",
-            "        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
-            f"        {tile('f__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.load(x__ssa_v0, [j__ssa_v0 * 32, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
-            f"        part__ssa_v1: {_tensor((32, COLS), 'mem_ddr_1')} = pl.tile.store(f__ssa_v0, [0, 0], part__ssa_v0)",
-            "        return part__ssa_v0"]
+    out += [
+        KERNEL_HEADER,
+        f"    def stage(x__ssa_v0: {_tensor((ROWS, COLS), 'mem_ddr_0')}, j__ssa_v0: pl.Scalar[pl.INDEX], "
+        f"part__ssa_v0: pl.Out[{_tensor((32, COLS), 'mem_ddr_1')}]) -> {_ret((32, COLS))}:",
+        "        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
+        f"        {tile('f__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.load(x__ssa_v0, [j__ssa_v0 * 32, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
+        f"        part__ssa_v1: {_tensor((32, COLS), 'mem_ddr_1')} = pl.tile.store(f__ssa_v0, [0, 0], part__ssa_v0)",
+        "        return part__ssa_v0",
+    ]
     # merge(p [32,128], y InOut[256,128], row scalar) -> y
-    out += [KERNEL_HEADER,
-            f"    def merge(p__ssa_v0: {_tensor((32, COLS), 'mem_ddr_0')}, y__ssa_v0: pl.InOut[{_tensor((ROWS, COLS), 'mem_ddr_1')}], "
-            f"row__ssa_v0: pl.Scalar[pl.INDEX]) -> {_ret((ROWS, COLS))}:",
-            "        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
-            f"        {tile('g__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.load(p__ssa_v0, [0, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
-            f"        {tile('h__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.adds(g__ssa_v0, 1.0)",
-            f"        y__ssa_v1: {_tensor((ROWS, COLS), 'mem_ddr_1')} = pl.tile.store(h__ssa_v0, [row__ssa_v0, 0], y__ssa_v0)",
-            "        return y__ssa_v0"]
+    out += [
+        KERNEL_HEADER,
+        f"    def merge(p__ssa_v0: {_tensor((32, COLS), 'mem_ddr_0')}, y__ssa_v0: pl.InOut[{_tensor((ROWS, COLS), 'mem_ddr_1')}], "
+        f"row__ssa_v0: pl.Scalar[pl.INDEX]) -> {_ret((ROWS, COLS))}:",
+        "        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
+        f"        {tile('g__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.load(p__ssa_v0, [0, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
+        f"        {tile('h__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.adds(g__ssa_v0, 1.0)",
+        f"        y__ssa_v1: {_tensor((ROWS, COLS), 'mem_ddr_1')} = pl.tile.store(h__ssa_v0, [row__ssa_v0, 0], y__ssa_v0)",
+        "        return y__ssa_v0",
+    ]
     # band: the SPMD kernel of a09
     big = (2048, COLS)
-    out += [KERNEL_HEADER,
-            f"    def band(x__ssa_v0: {_tensor(big, 'mem_ddr_0')}, z__ssa_v0: pl.InOut[{_tensor(big, 'mem_ddr_1')}]) -> {_ret(big)}:",
-            "        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
-            "        bi__ssa_v0: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()",
-            "        off__ssa_v0: pl.Scalar[pl.INDEX] = bi__ssa_v0 * 32",
-            f"        {tile('t__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.load(x__ssa_v0, [off__ssa_v0, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
-            f"        {tile('u__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.adds(t__ssa_v0, 1.0)",
-            f"        z__ssa_v1: {_tensor(big, 'mem_ddr_1')} = pl.tile.store(u__ssa_v0, [off__ssa_v0, 0], z__ssa_v0)",
-            "        return z__ssa_v0"]
+    out += [
+        KERNEL_HEADER,
+        f"    def band(x__ssa_v0: {_tensor(big, 'mem_ddr_0')}, z__ssa_v0: pl.InOut[{_tensor(big, 'mem_ddr_1')}]) -> {_ret(big)}:",
+        "        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)",
+        "        bi__ssa_v0: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()",
+        "        off__ssa_v0: pl.Scalar[pl.INDEX] = bi__ssa_v0 * 32",
+        f"        {tile('t__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.load(x__ssa_v0, [off__ssa_v0, 0], [32, 128], [32, 128], target_memory=pl.Mem.Vec)",
+        f"        {tile('u__ssa_v0', (32, COLS), 'mem_vec_2')} = pl.tile.adds(t__ssa_v0, 1.0)",
+        f"        z__ssa_v1: {_tensor(big, 'mem_ddr_1')} = pl.tile.store(u__ssa_v0, [off__ssa_v0, 0], z__ssa_v0)",
+        "        return z__ssa_v0",
+    ]
     return out
 
 
 def _graph(g: int, tiles: int, rng: random.Random) -> list[str]:
     """Graph `g{g}`: the shapes listed in the module docstring, with seeded multipliers."""
-    scale = rng.choice((32, 64, 128))           # base = idx * scale
-    wrow = rng.choice((0, 64, 128, 192))        # a literal column of the weight view
-    mul = rng.choice((2, 3, 4))                 # lim = m * mul
+    scale = rng.choice((32, 64, 128))  # base = idx * scale
+    wrow = rng.choice((0, 64, 128, 192))  # a literal column of the weight view
+    mul = rng.choice((2, 3, 4))  # lim = m * mul
     name = f"g{g}"
     mem = iter(range(5, 10_000))
 
@@ -134,10 +148,12 @@ def _graph(g: int, tiles: int, rng: random.Random) -> list[str]:
         return f"mem_ddr_{next(mem)}"
 
     yt = (ROWS, COLS)
-    lines = [GRAPH_HEADER,
-             f"    def {name}(self, x__ssa_v0: {_tensor(yt, 'mem_ddr_0')}, w__ssa_v0: {_tensor((WROWS, COLS), 'mem_ddr_1')}, "
-             f"y__ssa_v0: pl.InOut[{_tensor(yt, 'mem_ddr_2')}], idx__ssa_v0: pl.Scalar[pl.INDEX], "
-             f"cnt__ssa_v0: pl.Scalar[pl.INDEX]) -> {_ret(yt)}:"]
+    lines = [
+        GRAPH_HEADER,
+        f"    def {name}(self, x__ssa_v0: {_tensor(yt, 'mem_ddr_0')}, w__ssa_v0: {_tensor((WROWS, COLS), 'mem_ddr_1')}, "
+        f"y__ssa_v0: pl.InOut[{_tensor(yt, 'mem_ddr_2')}], idx__ssa_v0: pl.Scalar[pl.INDEX], "
+        f"cnt__ssa_v0: pl.Scalar[pl.INDEX]) -> {_ret(yt)}:",
+    ]
     b = "        "
     lines += [
         f"{b}base__ssa_v0: pl.Scalar[pl.INDEX] = idx__ssa_v0 * {scale}",
@@ -170,16 +186,20 @@ def _graph(g: int, tiles: int, rng: random.Random) -> list[str]:
 def _main(graphs: int) -> list[str]:
     yt, big = (ROWS, COLS), (2048, COLS)
     b = "        "
-    lines = [ORCH_HEADER,
-             f"    def main(self, x__ssa_v0: {_tensor(yt, 'mem_ddr_0')}, w__ssa_v0: {_tensor((WROWS, COLS), 'mem_ddr_1')}, "
-             f"y__ssa_v0: pl.InOut[{_tensor(yt, 'mem_ddr_2')}], xb__ssa_v0: {_tensor(big, 'mem_ddr_3')}, "
-             f"z__ssa_v0: pl.InOut[{_tensor(big, 'mem_ddr_4')}], n__ssa_v0: pl.Scalar[pl.INDEX]) -> {_ret(yt)}:",
-             f"{b}for i__idx_v0, (y__iter_v1,) in pl.range(4, init_values=(y__ssa_v0,)):"]
+    lines = [
+        ORCH_HEADER,
+        f"    def main(self, x__ssa_v0: {_tensor(yt, 'mem_ddr_0')}, w__ssa_v0: {_tensor((WROWS, COLS), 'mem_ddr_1')}, "
+        f"y__ssa_v0: pl.InOut[{_tensor(yt, 'mem_ddr_2')}], xb__ssa_v0: {_tensor(big, 'mem_ddr_3')}, "
+        f"z__ssa_v0: pl.InOut[{_tensor(big, 'mem_ddr_4')}], n__ssa_v0: pl.Scalar[pl.INDEX]) -> {_ret(yt)}:",
+        f"{b}for i__idx_v0, (y__iter_v1,) in pl.range(4, init_values=(y__ssa_v0,)):",
+    ]
     prev = "y__iter_v1"
     for g in range(graphs):
         cur = f"y__ssa_v{g + 3}"
-        lines.append(f"{b}    {cur}: {_tensor(yt, f'mem_ddr_{g + 5}')} = self.g{g}(x__ssa_v0, w__ssa_v0, {prev}, i__idx_v0, "
-                     f"n__ssa_v0, {_adirs('input', 'input', 'inout', 'scalar', 'scalar')})")
+        lines.append(
+            f"{b}    {cur}: {_tensor(yt, f'mem_ddr_{g + 5}')} = self.g{g}(x__ssa_v0, w__ssa_v0, {prev}, i__idx_v0, "
+            f"n__ssa_v0, {_adirs('input', 'input', 'inout', 'scalar', 'scalar')})"
+        )
         prev = cur
     lines.append(f"{b}    y__rv_v2: {_tensor(yt, f'mem_ddr_{graphs + 5}')} = pl.yield_({prev})")
     tup = f"pl.Tuple[{_ret(big)}, pl.Scalar[pl.TASK_ID]]"
@@ -219,14 +239,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-t", "--tiles", type=int, default=8)
     ap.add_argument("-s", "--seed", type=int, default=0)
     ap.add_argument("-o", "--output", help="file to write (default: stdout)")
-    ap.add_argument("-n", "--count", type=int, default=1, help="with --out-dir: how many programs (seeds 0..n-1)")
+    ap.add_argument(
+        "-n", "--count", type=int, default=1, help="with --out-dir: how many programs (seeds 0..n-1)"
+    )
     ap.add_argument("--out-dir", help="write --count programs here as synth_k<K>_t<T>_s<seed>.py")
     args = ap.parse_args(argv)
     if args.out_dir:
         out = Path(args.out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for s in range(args.count):
-            (out / f"synth_k{args.graphs}_t{args.tiles}_s{s}.py").write_text(generate(args.graphs, args.tiles, s))
+            (out / f"synth_k{args.graphs}_t{args.tiles}_s{s}.py").write_text(
+                generate(args.graphs, args.tiles, s)
+            )
     elif args.output:
         Path(args.output).write_text(generate(args.graphs, args.tiles, args.seed))
     else:

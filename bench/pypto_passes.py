@@ -64,7 +64,9 @@ def compile_once(program: Any, with_legalog: bool) -> dict[str, Any]:
 
     timer = passes.CallbackInstrument(before_pass=before, after_pass=after, name="legalog-timer")
     with passes.PassContext([timer], runtime=passes.RuntimeKind.HOST_BUILD_GRAPH):
-        pipeline = lp.default_pipeline() if with_legalog else PassManager.get_strategy(OptimizationStrategy.Default)
+        pipeline = (
+            lp.default_pipeline() if with_legalog else PassManager.get_strategy(OptimizationStrategy.Default)
+        )
         run = pipeline.run if with_legalog else pipeline.run_passes
         t0 = time.perf_counter()
         try:
@@ -95,21 +97,29 @@ def measure(name: str, repeats: int) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = ("| program | result | pipeline with legalog (s) | LegalizeSpmdLaunches (s) | LegalizeGraphBoundary (s) "
-            "| legalog share | Default alone (s) |")
+    head = (
+        "| program | result | pipeline with legalog (s) | LegalizeSpmdLaunches (s) | LegalizeGraphBoundary (s) "
+        "| legalog share | Default alone (s) |"
+    )
     out = [head, "|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {r['program']} | {r['outcome']} | {r['total']:.3f} | {r[lp.SPMD_PASS]:.3f} "
-                   f"| {r[lp.GRAPH_PASS]:.3f} | {r['share']:.0%} | {r['default_only']:.3f} |")  # fmt: skip
+        out.append(
+            f"| {r['program']} | {r['outcome']} | {r['total']:.3f} | {r[lp.SPMD_PASS]:.3f} "
+            f"| {r[lp.GRAPH_PASS]:.3f} | {r['share']:.0%} | {r['default_only']:.3f} |"
+        )
     total = sum(r["total"] for r in rows)
     ours = sum(r[lp.SPMD_PASS] + r[lp.GRAPH_PASS] for r in rows)
-    out.append(f"| all {len(rows)} | | {total:.3f} | | | {ours / total:.0%} | {sum(r['default_only'] for r in rows):.3f} |")
+    out.append(
+        f"| all {len(rows)} | | {total:.3f} | | | {ours / total:.0%} | {sum(r['default_only'] for r in rows):.3f} |"
+    )
     return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5, help="timed runs per program (the median one is reported)")
+    ap.add_argument(
+        "--repeats", type=int, default=5, help="timed runs per program (the median one is reported)"
+    )
     ap.add_argument("--json", type=Path, help="also write the rows here")
     args = ap.parse_args(argv)
     backend.set_backend_type(BackendType.Ascend910B)  # platform a2a3, as the corpus was printed

@@ -56,14 +56,17 @@ sys.exit(code)
 
 # The same, with every file's analysis replayed from one real analysis (argv[1]) at the file's
 # path: what the main process holds for N report entries, without N analyses' CPU.
-_REPLAY = """
+_REPLAY = (
+    """
 import sys
 from legalog.surfaces import batch
 from legalog.surfaces.dumps import Target
 template = batch.analyse_target(Target(sys.argv[1]))
 batch.analyse_job = lambda job: template.model_copy(update={"path": job.target.path}, deep=True)
 sys.argv[1:] = sys.argv[2:]
-""" + _WRAPPER
+"""
+    + _WRAPPER
+)
 
 
 def make_batch(count: int) -> Path:
@@ -85,26 +88,38 @@ def legalog(args: list[str], stdout: Path | None = None, wrapper: str = _WRAPPER
         env = {**os.environ, "PYTHONPATH": str(REPO), "BENCH_RUSAGE": usage.name, "LEGALOG_NO_CACHE": "1"}
         sink = open(stdout, "w") if stdout else subprocess.DEVNULL  # noqa: SIM115 - closed below
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", wrapper, *args], cwd=REPO, env=env, stdout=sink,
-                                stderr=subprocess.DEVNULL)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, "-c", wrapper, *args], cwd=REPO, env=env, stdout=sink, stderr=subprocess.DEVNULL
+        )
         proc.wait()
         wall = time.perf_counter() - t0
         if stdout:
             sink.close()  # type: ignore[union-attr]
         data = json.loads(Path(usage.name).read_text() or "{}")
-    return {"wall_s": wall, "rc": data.get("rc"), "cpu_s": data.get("self_cpu_s", 0) + data.get("children_cpu_s", 0),
-            "main_rss_mib": data.get("self_rss_kib", 0) / 1024, "worker_rss_mib": data.get("children_rss_kib", 0) / 1024}
+    return {
+        "wall_s": wall,
+        "rc": data.get("rc"),
+        "cpu_s": data.get("self_cpu_s", 0) + data.get("children_cpu_s", 0),
+        "main_rss_mib": data.get("self_rss_kib", 0) / 1024,
+        "worker_rss_mib": data.get("children_rss_kib", 0) / 1024,
+    }
 
 
 def per_file(row: dict, files: int) -> dict:
-    return row | {"files": files, "files_per_s": files / row["wall_s"], "cpu_s_per_file": row["cpu_s"] / files}
+    return row | {
+        "files": files,
+        "files_per_s": files / row["wall_s"],
+        "cpu_s_per_file": row["cpu_s"] / files,
+    }
 
 
 def throughput(folder: Path, files: int, dask: bool, whole_json: Path) -> dict:
     """`whole_json` receives the `--jobs 2` report: the reference of the shard section."""
     base = ["check", str(folder), "--no-progress", "--format", "json"]
-    out = {"jobs1": per_file(legalog([*base, "--jobs", "1"]), files),
-           "jobs2": per_file(legalog([*base, "--jobs", "2"], whole_json), files)}
+    out = {
+        "jobs1": per_file(legalog([*base, "--jobs", "1"]), files),
+        "jobs2": per_file(legalog([*base, "--jobs", "2"], whole_json), files),
+    }
     if dask:
         out |= dask_in_own_process(folder, files)
     return out
@@ -115,8 +130,19 @@ def dask_in_own_process(folder: Path, files: int) -> dict:
     environment, and `legalog` processes started from it afterwards measured 24 MiB more peak
     RSS), which must not touch the figures measured after it."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--dask-section", out.name, str(folder),
-                        str(files)], cwd=REPO, check=True, stderr=subprocess.DEVNULL)  # fmt: skip
+        subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--dask-section",
+                out.name,
+                str(folder),
+                str(files),
+            ],
+            cwd=REPO,
+            check=True,
+            stderr=subprocess.DEVNULL,
+        )
         return json.loads(Path(out.name).read_text())
 
 
@@ -128,8 +154,9 @@ def dask_figures(folder: Path, files: int, base: list[str]) -> dict:
     from legalog.surfaces.executors import DaskExecutor
 
     t0 = time.perf_counter()
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address="127.0.0.1:0") as cluster:  # fmt: skip
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    ) as cluster:
         startup = time.perf_counter() - t0
         row = legalog([*base, "--executor", "dask", "--scheduler", cluster.scheduler_address])
         with DaskExecutor(cluster.scheduler_address) as executor:
@@ -139,10 +166,19 @@ def dask_figures(folder: Path, files: int, base: list[str]) -> dict:
             answered = sum(1 for _ in executor(_no_analysis, jobs))
             noop = time.perf_counter() - t1
     row["worker_rss_mib"] = max(rss for rss, _ in workers.values())
-    row["cpu_s"] += sum(cpu for _, cpu in workers.values())  # the client's and the workers' (incl. their start)
-    return {"dask_startup_s": startup, "dask2": per_file(row, files),
-            "dask_noop": {"files": answered, "wall_s": noop, "files_per_s": answered / noop,
-                          "overhead_ms_per_file": 1000 * noop / answered}}  # fmt: skip
+    row["cpu_s"] += sum(
+        cpu for _, cpu in workers.values()
+    )  # the client's and the workers' (incl. their start)
+    return {
+        "dask_startup_s": startup,
+        "dask2": per_file(row, files),
+        "dask_noop": {
+            "files": answered,
+            "wall_s": noop,
+            "files_per_s": answered / noop,
+            "overhead_ms_per_file": 1000 * noop / answered,
+        },
+    }
 
 
 def _no_analysis(job):  # type: ignore[no-untyped-def]
@@ -164,20 +200,32 @@ def shard_and_merge(folder: Path, files: int, whole_json: Path, one: dict | None
     work.mkdir(parents=True, exist_ok=True)
     base = ["check", str(folder), "--no-progress", "--format", "json", "--jobs", "1"]
     if one is None:
-        one = per_file(legalog(["check", str(folder), "--no-progress", "--format", "json", "--jobs", "2"],
-                               whole_json), files)  # fmt: skip
+        one = per_file(
+            legalog(["check", str(folder), "--no-progress", "--format", "json", "--jobs", "2"], whole_json),
+            files,
+        )
     t0 = time.perf_counter()
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
-        shards = list(pool.map(lambda k: legalog([*base, "--shard", f"{k}/2"], work / f"shard{k}.json"), (1, 2)))
+        shards = list(
+            pool.map(lambda k: legalog([*base, "--shard", f"{k}/2"], work / f"shard{k}.json"), (1, 2))
+        )
     parallel = time.perf_counter() - t0
     merged = work / "merged.json"
-    merge = legalog(["merge", str(work / "shard1.json"), str(work / "shard2.json"), "--format", "json"], merged)
+    merge = legalog(
+        ["merge", str(work / "shard1.json"), str(work / "shard2.json"), "--format", "json"], merged
+    )
     identical = merged.read_bytes() == whole_json.read_bytes()
-    return {"one_run_jobs2": one, "shards_wall_s": parallel, "shard_cpu_s": sum(s["cpu_s"] for s in shards),
-            "merge_wall_s": merge["wall_s"], "shard_and_merge_wall_s": parallel + merge["wall_s"],
-            "shard_and_merge_files_per_s": files / (parallel + merge["wall_s"]), "identical": identical}
+    return {
+        "one_run_jobs2": one,
+        "shards_wall_s": parallel,
+        "shard_cpu_s": sum(s["cpu_s"] for s in shards),
+        "merge_wall_s": merge["wall_s"],
+        "shard_and_merge_wall_s": parallel + merge["wall_s"],
+        "shard_and_merge_files_per_s": files / (parallel + merge["wall_s"]),
+        "identical": identical,
+    }
 
 
 def rss(sizes: list[int], known: dict[int, dict]) -> dict:
@@ -194,7 +242,16 @@ def replay(sizes: list[int]) -> dict:
     rows = {}
     for n in sizes:
         folder = make_batch(n)
-        args = [str(folder / "synth_00000.py"), "check", str(folder), "--no-progress", "--format", "json", "--jobs", "1"]
+        args = [
+            str(folder / "synth_00000.py"),
+            "check",
+            str(folder),
+            "--no-progress",
+            "--format",
+            "json",
+            "--jobs",
+            "1",
+        ]
         rows[str(n)] = per_file(legalog(args, wrapper=_REPLAY), n)
     return rows
 
@@ -203,21 +260,31 @@ def table(results: dict) -> str:
     lines = [f"load average at start: {results['load_average']}"]
 
     def row(name: str, r: dict) -> None:
-        lines.append(f"{name:34} {r['files']:6d} files {r['wall_s']:8.1f} s {r['files_per_s']:7.2f} files/s "
-                     f"{r['cpu_s_per_file'] * 1000:7.1f} ms CPU/file  main {r['main_rss_mib']:6.1f} MiB  "
-                     f"worker {r['worker_rss_mib']:6.1f} MiB")  # fmt: skip
+        lines.append(
+            f"{name:34} {r['files']:6d} files {r['wall_s']:8.1f} s {r['files_per_s']:7.2f} files/s "
+            f"{r['cpu_s_per_file'] * 1000:7.1f} ms CPU/file  main {r['main_rss_mib']:6.1f} MiB  "
+            f"worker {r['worker_rss_mib']:6.1f} MiB"
+        )
 
     t = results.get("throughput", {})
-    for key, name in (("jobs1", "check --jobs 1"), ("jobs2", "check --jobs 2"), ("dask2", "check --executor dask (2 workers)")):
+    for key, name in (
+        ("jobs1", "check --jobs 1"),
+        ("jobs2", "check --jobs 2"),
+        ("dask2", "check --executor dask (2 workers)"),
+    ):
         if key in t:
             row(name, t[key])
     if "dask_noop" in t:
         d = t["dask_noop"]
-        lines.append(f"dask cluster start-up {t['dask_startup_s']:.1f} s; no-op analysis through Dask: "
-                     f"{d['files_per_s']:.0f} files/s = {d['overhead_ms_per_file']:.2f} ms per file")  # fmt: skip
+        lines.append(
+            f"dask cluster start-up {t['dask_startup_s']:.1f} s; no-op analysis through Dask: "
+            f"{d['files_per_s']:.0f} files/s = {d['overhead_ms_per_file']:.2f} ms per file"
+        )
     if s := results.get("shard"):
-        lines.append(f"one run --jobs 2: {s['one_run_jobs2']['wall_s']:.1f} s; shards 1/2 + 2/2 at once (--jobs 1 each): "
-                     f"{s['shards_wall_s']:.1f} s, merge {s['merge_wall_s']:.2f} s; identical: {s['identical']}")  # fmt: skip
+        lines.append(
+            f"one run --jobs 2: {s['one_run_jobs2']['wall_s']:.1f} s; shards 1/2 + 2/2 at once (--jobs 1 each): "
+            f"{s['shards_wall_s']:.1f} s, merge {s['merge_wall_s']:.2f} s; identical: {s['identical']}"
+        )
     for n, r in results.get("rss", {}).items():
         row(f"rss: check --jobs 2, {n} dumps", r)
     for n, r in results.get("replay", {}).items():
@@ -229,8 +296,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="legalog batch scale benchmarks (issue 14)")
     ap.add_argument("--files", type=int, default=1000, help="dumps in the throughput and shard batch")
     ap.add_argument("--rss", type=int, nargs="*", default=[1000], help="batch sizes for peak RSS, analysed")
-    ap.add_argument("--replay", type=int, nargs="*", default=[1000, 5000],
-                    help="batch sizes for peak RSS with the analyses replayed (the main process's share)")
+    ap.add_argument(
+        "--replay",
+        type=int,
+        nargs="*",
+        default=[1000, 5000],
+        help="batch sizes for peak RSS with the analyses replayed (the main process's share)",
+    )
     ap.add_argument("--only", choices=("throughput", "shard", "rss", "replay"), help="one section")
     ap.add_argument("--skip-dask", action="store_true", help="without Dask (not installed)")
     ap.add_argument("--json", default=str(OUT / "scale.json"))
@@ -243,8 +315,11 @@ def main(argv: list[str] | None = None) -> int:
         Path(out).write_text(json.dumps(dask_figures(Path(folder), int(files), base)))
         return 0
     folder = make_batch(args.files)
-    results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
-                     "load_average": [round(x, 2) for x in os.getloadavg()], "batch": str(folder)}  # fmt: skip
+    results: dict = {
+        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "batch": str(folder),
+    }
     whole = OUT / "scale" / "whole.json"
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
 

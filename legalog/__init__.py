@@ -58,9 +58,13 @@ BOTH_PASSES = ("graph", "spmd")  # LegalizeGraphBoundary, LegalizeSpmdLaunches
 
 
 def analyze(
-    source: str | Program | os.PathLike[str] | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
-    engine: str | None = None, *, passes: Collection[str] = BOTH_PASSES,
-) -> Analysis:  # fmt: skip
+    source: str | Program | os.PathLike[str] | Any,
+    path: str | None = None,
+    runtime: str = DEFAULT_RUNTIME,
+    engine: str | None = None,
+    *,
+    passes: Collection[str] = BOTH_PASSES,
+) -> Analysis:
     """Analyse one program with `passes` (default: both); never raises for bad input (an
     unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic).  A
     `pathlib.Path` is read (and reported by its name); a str is a dump's text (a file's name
@@ -79,9 +83,13 @@ def analyze(
 
 
 def legalize(
-    source: str | Program | os.PathLike[str] | Any, path: str | None = None, runtime: str = DEFAULT_RUNTIME,
-    engine: str | None = None, *, passes: Collection[str] = BOTH_PASSES,
-) -> Program:  # fmt: skip
+    source: str | Program | os.PathLike[str] | Any,
+    path: str | None = None,
+    runtime: str = DEFAULT_RUNTIME,
+    engine: str | None = None,
+    *,
+    passes: Collection[str] = BOTH_PASSES,
+) -> Program:
     """The Program legalized by `passes` (print it with `print_program`); raises `LegalizeError`,
     carrying every error diagnostic, when the runtime cannot record the program (or the input
     cannot be read: a PARSE diagnostic)."""

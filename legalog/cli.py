@@ -22,7 +22,12 @@ from typing import NoReturn
 from legalog.rules.engine import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
 
 RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
-FAIL_ON = ("error", "warning", "info", "never")  # `info`: also while a rewrite is pending (a GB2xx or SP310 finding)
+FAIL_ON = (
+    "error",
+    "warning",
+    "info",
+    "never",
+)  # `info`: also while a rewrite is pending (a GB2xx or SP310 finding)
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
@@ -33,7 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:  # said by the command's own parser: its usage, and a suggestion among its options
         getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "engine", None):
-        os.environ[ENV_VAR] = args.engine  # read where the rules are evaluated, in this process and its workers
+        os.environ[ENV_VAR] = (
+            args.engine
+        )  # read where the rules are evaluated, in this process and its workers
     try:
         resolve_engine()  # a bad $LEGALOG_ENGINE is a usage error here, not a crash in every worker
     except ValueError as err:
@@ -103,63 +110,114 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = sub.add_parser("check", help="analyse dumps and report diagnostics")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)")
+    check.add_argument(
+        "paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)"
+    )
     _output_format(check)
     _runtime(check)
     _engine(check)
-    check.add_argument("--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)")
-    check.add_argument("--fail-on", choices=FAIL_ON, default=None,
-                       help="which findings make the exit status 1 (default: error, or the config's fail-on)")
-    check.add_argument("--verbose", action="store_true", help="also list the values kept in place, and why that is safe")
+    check.add_argument(
+        "--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)"
+    )
+    check.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default=None,
+        help="which findings make the exit status 1 (default: error, or the config's fail-on)",
+    )
+    check.add_argument(
+        "--verbose", action="store_true", help="also list the values kept in place, and why that is safe"
+    )
     check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
-    check.add_argument("--all-dumps", action="store_true",
-                       help="in a passes_dump folder, check every dump instead of each pass's position")
+    check.add_argument(
+        "--all-dumps",
+        action="store_true",
+        help="in a passes_dump folder, check every dump instead of each pass's position",
+    )
     _selection(check)
-    check.add_argument("--force-exclude", action="store_true",
-                       help="apply the config's exclude to files named on the command line too (for pre-commit)")
-    check.add_argument("--shard", type=_shard, metavar="K/N",
-                       help="check only the K-th of N parts of the inputs (by a stable hash of each path); "
-                            "`legalog merge` joins the parts' JSON reports")
+    check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply the config's exclude to files named on the command line too (for pre-commit)",
+    )
+    check.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="check only the K-th of N parts of the inputs (by a stable hash of each path); "
+        "`legalog merge` joins the parts' JSON reports",
+    )
     _batch_options(check)
     check.set_defaults(handler=_check)
 
-    merge = sub.add_parser("merge", help="combine the JSON reports of `check --shard K/N` into the whole batch's report")
+    merge = sub.add_parser(
+        "merge", help="combine the JSON reports of `check --shard K/N` into the whole batch's report"
+    )
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's `--format json` report")
     _output_format(merge)
-    merge.add_argument("--fail-on", choices=FAIL_ON, default="error",
-                       help="which findings make the exit status 1 (default: error)")
+    merge.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="error",
+        help="which findings make the exit status 1 (default: error)",
+    )
     merge.set_defaults(handler=_merge)
 
     fix = sub.add_parser("fix", help="write the legalized program")
-    fix.add_argument("paths", nargs="+", metavar="PATH",
-                     help="a dump; with --in-place or --diff also several, and folders (a passes_dump folder: its pass positions)")
+    fix.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a dump; with --in-place or --diff also several, and folders (a passes_dump folder: its pass positions)",
+    )
     out = fix.add_mutually_exclusive_group(required=True)
-    out.add_argument("-o", "--output", metavar="OUT", help="where to write the legalized dump (one FILE only)")
+    out.add_argument(
+        "-o", "--output", metavar="OUT", help="where to write the legalized dump (one FILE only)"
+    )
     out.add_argument("--in-place", action="store_true", help="rewrite each dump itself (atomically)")
     out.add_argument("--diff", action="store_true", help="print a unified diff and write nothing")
     _runtime(fix)
     _engine(fix)
-    fix.add_argument("--jobs", type=_positive, default=None, help="worker processes for many dumps (default: the machine's cores)")
+    fix.add_argument(
+        "--jobs",
+        type=_positive,
+        default=None,
+        help="worker processes for many dumps (default: the machine's cores)",
+    )
     fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     fix.add_argument("-q", "--quiet", action="store_true", help="say nothing but what is rejected or failed")
-    fix.add_argument("--force-exclude", action="store_true",
-                     help="apply the config's exclude to files named on the command line too (for pre-commit)")
+    fix.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply the config's exclude to files named on the command line too (for pre-commit)",
+    )
     _batch_options(fix)
     fix.set_defaults(handler=_fix)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
     why.add_argument("file", metavar="FILE")
     why.add_argument("--function", "-f", required=True, metavar="F", help="the function the value lives in")
-    why.add_argument("--var", "-v", required=True, metavar="V", help="the value's name, with or without its SSA suffix")
-    why.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text",
-                     help="dot: the derivation as a Graphviz graph; svg: rendered by Graphviz's `dot`")
+    why.add_argument(
+        "--var", "-v", required=True, metavar="V", help="the value's name, with or without its SSA suffix"
+    )
+    why.add_argument(
+        "--format",
+        choices=("text", "json", "dot", "svg"),
+        default="text",
+        help="dot: the derivation as a Graphviz graph; svg: rendered by Graphviz's `dot`",
+    )
     _runtime(why)
     _engine(why)
     why.set_defaults(handler=_why)
 
     query = sub.add_parser("query", help="answer an ad-hoc Datalog query over facts and derived relations")
     query.add_argument("file", metavar="FILE")
-    query.add_argument("query", nargs="?", metavar="QUERY", help='one atom, e.g. \'hoisted_scalar(V)\' or \'blocking(R, X, "call")\'')
+    query.add_argument(
+        "query",
+        nargs="?",
+        metavar="QUERY",
+        help="one atom, e.g. 'hoisted_scalar(V)' or 'blocking(R, X, \"call\")'",
+    )
     query.add_argument("--list", action="store_true", help="name every relation with its columns")
     query.add_argument("--format", choices=("text", "json"), default="text")
     _runtime(query)
@@ -172,7 +230,9 @@ def _parser() -> argparse.ArgumentParser:
     _runtime(facts)
     facts.set_defaults(handler=_facts)
 
-    rule = sub.add_parser("rule", help="document a diagnostic code: meaning, the runtime's reason, before/after, what to do")
+    rule = sub.add_parser(
+        "rule", help="document a diagnostic code: meaning, the runtime's reason, before/after, what to do"
+    )
     rule.add_argument("code", nargs="?", metavar="CODE")
     rule.add_argument("--all", action="store_true", help="every code")
     rule.set_defaults(handler=_rule)
@@ -182,33 +242,67 @@ def _parser() -> argparse.ArgumentParser:
     for one in sub.choices.values():
         one.set_defaults(parser=one)
     for command in (parser, *sub.choices.values()):  # `legalog --debug fix ...` or `legalog fix ... --debug`
-        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                             help="show the traceback of an internal error (a bug in legalog)")
+        command.add_argument(
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show the traceback of an internal error (a bug in legalog)",
+        )
     return parser
 
 
 def _output_format(p: argparse.ArgumentParser) -> None:
     from legalog.surfaces.formats import ALIASES, FORMATS
 
-    p.add_argument("--output-format", "--format", dest="format", type=lambda v: ALIASES.get(v, v), choices=FORMATS, default="full",
-                   metavar="FORMAT", help=f"{', '.join(FORMATS)} (default: full; `text` is full)")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="only the findings: no Graph lines, no summary, no passes_dump lines, no progress bar")
+    p.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        type=lambda v: ALIASES.get(v, v),
+        choices=FORMATS,
+        default="full",
+        metavar="FORMAT",
+        help=f"{', '.join(FORMATS)} (default: full; `text` is full)",
+    )
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="only the findings: no Graph lines, no summary, no passes_dump lines, no progress bar",
+    )
 
 
 def _batch_options(p: argparse.ArgumentParser) -> None:
     """How a batch runs, for `check` and for `fix` over many dumps alike."""
-    p.add_argument("--no-cache", action="store_true",
-                   help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)")
-    p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
-                   help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)")
-    p.add_argument("--cache-dir", metavar="DIR",
-                   help="the result cache, shareable by many processes and machines (default: "
-                        "$LEGALOG_CACHE_DIR, else ~/.cache/legalog)")
-    p.add_argument("--executor", choices=("local", "dask"), default="local",
-                   help="where files are analysed: local processes (--jobs) or a Dask cluster (--scheduler)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="the Dask scheduler for --executor dask (default: $LEGALOG_DASK_SCHEDULER)")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="analyse every dump afresh (default: reuse results for unchanged bytes, legalog and options)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="stop a file's analysis after SECONDS and report it as an error (default: 300; 0: no limit)",
+    )
+    p.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="the result cache, shareable by many processes and machines (default: "
+        "$LEGALOG_CACHE_DIR, else ~/.cache/legalog)",
+    )
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where files are analysed: local processes (--jobs) or a Dask cluster (--scheduler)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="the Dask scheduler for --executor dask (default: $LEGALOG_DASK_SCHEDULER)",
+    )
 
 
 def _shard(text: str):
@@ -221,21 +315,47 @@ def _shard(text: str):
 
 
 def _runtime(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--runtime", choices=RUNTIMES, default=None,
-                   help="the runtime compiled for (default: host_build_graph, or the config's runtime)")
-    p.add_argument("--config", metavar="FILE", default=None,
-                   help="read [tool.legalog] from FILE for every file (default: each file's nearest legalog.toml, "
-                        "or pyproject.toml with [tool.legalog])")
+    p.add_argument(
+        "--runtime",
+        choices=RUNTIMES,
+        default=None,
+        help="the runtime compiled for (default: host_build_graph, or the config's runtime)",
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help="read [tool.legalog] from FILE for every file (default: each file's nearest legalog.toml, "
+        "or pyproject.toml with [tool.legalog])",
+    )
 
 
 def _selection(p: argparse.ArgumentParser) -> None:
     """What is reported, over the configuration's lists (Ruff's options)."""
-    p.add_argument("--select", type=_codes, metavar="CODES", help="report only these codes or prefixes (comma-separated)")
-    p.add_argument("--ignore", type=_codes, metavar="CODES", help="never report these codes or prefixes (replaces the config's)")
-    p.add_argument("--extend-ignore", type=_codes, default=(), metavar="CODES", help="also ignore these (added to ignore)")
-    p.add_argument("--per-file-ignores", action="append", type=_per_file, metavar="GLOB:CODES",
-                   help="ignore CODES in files matching GLOB (relative to the working folder; repeatable; "
-                        "replaces the config's)")
+    p.add_argument(
+        "--select", type=_codes, metavar="CODES", help="report only these codes or prefixes (comma-separated)"
+    )
+    p.add_argument(
+        "--ignore",
+        type=_codes,
+        metavar="CODES",
+        help="never report these codes or prefixes (replaces the config's)",
+    )
+    p.add_argument(
+        "--extend-ignore",
+        type=_codes,
+        default=(),
+        metavar="CODES",
+        help="also ignore these (added to ignore)",
+    )
+    p.add_argument(
+        "--per-file-ignores",
+        action="append",
+        type=_per_file,
+        metavar="GLOB:CODES",
+        help="ignore CODES in files matching GLOB (relative to the working folder; repeatable; "
+        "replaces the config's)",
+    )
 
 
 def _codes(text: str) -> tuple[str, ...]:
@@ -257,9 +377,12 @@ def _configure(args: argparse.Namespace) -> None:
 
     paths = getattr(args, "paths", None) or [getattr(args, "file", ".")]
     try:
-        overrides = Overrides(getattr(args, "select", None), getattr(args, "ignore", None),
-                              getattr(args, "extend_ignore", ()),
-                              dict(args.per_file_ignores) if getattr(args, "per_file_ignores", None) else None)  # fmt: skip
+        overrides = Overrides(
+            getattr(args, "select", None),
+            getattr(args, "ignore", None),
+            getattr(args, "extend_ignore", ()),
+            dict(args.per_file_ignores) if getattr(args, "per_file_ignores", None) else None,
+        )
         args.project = resolve(paths, args.config, overrides)
     except ConfigError as err:
         raise UsageError(str(err)) from None
@@ -270,9 +393,13 @@ def _configure(args: argparse.Namespace) -> None:
 
 
 def _engine(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--engine", choices=ENGINES, default=None,
-                   help=f"the Datalog engine that evaluates the rules (default: ${ENV_VAR}, else {DEFAULT_ENGINE}); "
-                        "both give the same answers")
+    p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=None,
+        help=f"the Datalog engine that evaluates the rules (default: ${ENV_VAR}, else {DEFAULT_ENGINE}); "
+        "both give the same answers",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -335,14 +462,25 @@ def _check(args: argparse.Namespace) -> int:
     indexed = list(enumerate(targets)) if args.shard is None else _shard_targets(targets, args)
     mine = [t for _, t in indexed]
     _say_positions(mine, args.quiet, args.format == "full")
-    show_bar = args.format == "full" and not (args.no_progress or args.quiet) and sys.stderr.isatty() and len(mine) > 1
+    show_bar = (
+        args.format == "full"
+        and not (args.no_progress or args.quiet)
+        and sys.stderr.isatty()
+        and len(mine) > 1
+    )
     with _executor(args) as executor:
         results = _batch_results(mine, args, executor, show_bar)
         if show_bar and sys.stdout.isatty():
-            results = list(results)  # the bar and the report share a terminal: the report waits for the bar to go
+            results = list(
+                results
+            )  # the bar and the report share a terminal: the report waits for the bar to go
         # streamed: each entry is printed once every entry before it is done, then dropped
-        counts = _print_report(without_ignored(results, args.project), args, _shard_run(indexed, targets, args),
-                               verbose=args.verbose)  # fmt: skip
+        counts = _print_report(
+            without_ignored(results, args.project),
+            args,
+            _shard_run(indexed, targets, args),
+            verbose=args.verbose,
+        )
     return _exit_status(counts, args.fail_on)
 
 
@@ -362,10 +500,15 @@ def _planned(args: argparse.Namespace):
             print(f"legalog: {t.path}: excluded by {config.path}", file=sys.stderr)
     if not targets:
         if excluded and force:  # everything named is excluded (pre-commit passing only excluded files)
-            print("legalog: nothing to check: every path given is excluded by the configuration", file=sys.stderr)
+            print(
+                "legalog: nothing to check: every path given is excluded by the configuration",
+                file=sys.stderr,
+            )
             return []
-        raise UsageError("no *.py dumps found under the given paths"
-                         + (f" ({len(excluded)} excluded by the configuration's `exclude`)" if excluded else ""))
+        raise UsageError(
+            "no *.py dumps found under the given paths"
+            + (f" ({len(excluded)} excluded by the configuration's `exclude`)" if excluded else "")
+        )
     return targets
 
 
@@ -386,8 +529,9 @@ def _shard_run(indexed, targets, args: argparse.Namespace):
     # every option that changes a result; merge refuses shards that disagree on one
     options = {"runtime": args.runtime, "all_dumps": args.all_dumps, "engine": resolve_engine()}
     digest = batch_digest(targets, args.paths)
-    return lambda sources: run_block(sources, indexed, args.shard, batch_entries=len(targets),
-                                     batch_digest=digest, options=options)  # fmt: skip
+    return lambda sources: run_block(
+        sources, indexed, args.shard, batch_entries=len(targets), batch_digest=digest, options=options
+    )
 
 
 def _executor(args: argparse.Namespace):
@@ -423,8 +567,16 @@ def _print_report(results, args: argparse.Namespace, run=None, lines_of=None, ve
     """Print the report entry by entry as `results` yields them; the Tally of what was printed."""
     from legalog.surfaces.stream import write_report
 
-    return write_report(results, args.format, sys.stdout, run=run, verbose=verbose, lines_of=lines_of,
-                        colour=colour(sys.stdout), quiet=args.quiet)  # fmt: skip
+    return write_report(
+        results,
+        args.format,
+        sys.stdout,
+        run=run,
+        verbose=verbose,
+        lines_of=lines_of,
+        colour=colour(sys.stdout),
+        quiet=args.quiet,
+    )
 
 
 def colour(stream) -> bool:
@@ -467,7 +619,12 @@ def _exit_status(counts, fail_on: str) -> int:
         return EXIT_INTERNAL  # legalog failed on a file: its fault, not the input's
     if counts.statuses["error"]:
         return EXIT_USAGE
-    severities = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info"), "never": ()}[fail_on]
+    severities = {
+        "error": ("error",),
+        "warning": ("error", "warning"),
+        "info": ("error", "warning", "info"),
+        "never": (),
+    }[fail_on]
     if counts.severities & set(severities):
         return EXIT_REJECTED
     return EXIT_OK
@@ -508,7 +665,10 @@ def _fix(args: argparse.Namespace) -> int:
     analysis = _load(args.file, args.runtime)
     text = analysis.legalized_text()
     if text is None:
-        print(render_text([file_model(analysis)], show_summary=False, colour=colour(sys.stderr)), file=sys.stderr)
+        print(
+            render_text([file_model(analysis)], show_summary=False, colour=colour(sys.stderr)),
+            file=sys.stderr,
+        )
         print(f"legalog: {args.file} is rejected; nothing written", file=sys.stderr)
         return EXIT_REJECTED
     if args.diff:
@@ -620,7 +780,9 @@ def _query(args: argparse.Namespace) -> int:
     if args.list:
         return _list_relations(catalogue(analysis.full_derived), args.format)
     derived = analysis.full_derived
-    names = spellings((str(v) for v, _f in derived["var_fn"]), {f: v.printed for f, v in analysis.versions.items()})
+    names = spellings(
+        (str(v) for v, _f in derived["var_fn"]), {f: v.printed for f, v in analysis.versions.items()}
+    )
     try:
         query, used = resolve_names(parse_query(args.query), derived, names)
         answer = ask(derived, query)
@@ -637,8 +799,15 @@ def _query(args: argparse.Namespace) -> int:
 
 def _list_relations(relations, fmt: str) -> int:
     if fmt == "json":
-        print(json.dumps([{"name": r.name, "columns": list(r.columns), "kind": r.kind, "meaning": r.meaning}
-                          for r in relations.values()], indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                [
+                    {"name": r.name, "columns": list(r.columns), "kind": r.kind, "meaning": r.meaning}
+                    for r in relations.values()
+                ],
+                indent=2,
+            )
+        )
         return EXIT_OK
     for kind in ("input", "derived"):
         print(f"# {kind} relations")
@@ -665,7 +834,10 @@ def _facts(args: argparse.Namespace) -> int:
         raise UsageError(f"PARSE {args.file}:{err.line}:{err.col}: {err.reason}") from None
     facts = extract(program, args.runtime)
     written = write_facts(facts.as_mapping(), INPUT_RELATIONS, Path(args.output))
-    print(f"legalog: {facts.count()} facts in {len(written)} relations written to {args.output}", file=sys.stderr)
+    print(
+        f"legalog: {facts.count()} facts in {len(written)} relations written to {args.output}",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
@@ -681,8 +853,11 @@ def _rule(args: argparse.Namespace) -> int:
     code = args.code.upper()
     if code not in CODES:
         close = difflib.get_close_matches(code, list(CODES), n=3)
-        raise UsageError(f"unknown code {args.code}" + (f"; did you mean {', '.join(close)}?" if close else "")
-                         + " (`legalog rule --all` lists every code)")  # fmt: skip
+        raise UsageError(
+            f"unknown code {args.code}"
+            + (f"; did you mean {', '.join(close)}?" if close else "")
+            + " (`legalog rule --all` lists every code)"
+        )
     print(rule_text(code))
     return EXIT_OK
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 def strongly_connected_components(
     nodes: Iterable[str], successors: Mapping[str, Sequence[str]]
-) -> list[tuple[str, ...]]:  # fmt: skip
+) -> list[tuple[str, ...]]:
     """Tarjan's components, each sorted, in the order Tarjan closes them: a component comes after
     every component it reaches (dependencies first).  Iterative, so a deep chain never hits the
     recursion limit.  A successor that is not in `nodes` is ignored."""

@@ -162,9 +162,12 @@ def extract(program: Program, runtime: str = "host_build_graph") -> FactStore:
 
 
 def solve(
-    program: Program, runtime: str = "host_build_graph", engine: str | None = None,
-    passes: Collection[str] = PASSES, stage: Stage = _run,
-) -> tuple[Lowering, Derived, frozenset[PassName]]:  # fmt: skip
+    program: Program,
+    runtime: str = "host_build_graph",
+    engine: str | None = None,
+    passes: Collection[str] = PASSES,
+    stage: Stage = _run,
+) -> tuple[Lowering, Derived, frozenset[PassName]]:
     """Lower a program and evaluate the rules of the chosen passes that have work in it, as one
     whole program; also says which passes had work.  A program with nothing to decide (no Graph,
     no host control tensor, no SPMD launch) evaluates nothing."""
@@ -174,8 +177,11 @@ def solve(
     found = work(rules, facts, passes)
     busy = frozenset(p.name for p in PIPELINE if p.name in found.passes)
     outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in busy))
-    derived = (stage("rules", lambda: evaluate(rules, facts, engine, outputs, found.firable)) if busy
-               else given_facts(rules, facts))  # fmt: skip
+    derived = (
+        stage("rules", lambda: evaluate(rules, facts, engine, outputs, found.firable))
+        if busy
+        else given_facts(rules, facts)
+    )
     return lowering, derived, busy
 
 
@@ -187,9 +193,14 @@ def _chosen(passes: Collection[str]) -> frozenset[PassName]:
 
 
 def analyze(
-    source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    engine: str | None = None, *, passes: Collection[str] = PASSES, stage: Stage = _run,
-) -> Analysis:  # fmt: skip
+    source: str | Program,
+    path: str | None = None,
+    runtime: str = "host_build_graph",
+    engine: str | None = None,
+    *,
+    passes: Collection[str] = PASSES,
+    stage: Stage = _run,
+) -> Analysis:
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
     a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (clingo unless
@@ -213,7 +224,9 @@ def analyze(
     with bulk_allocation():  # decisions that stay alive: at 5 MB the collector's rescans were 3/4 of them
         graphs = stage("decide", lambda: graph_decisions(program, lowering, derived)) if graph else ()
         diagnostics = stage("decide", lambda: graph_diagnostics(program, lowering, derived)) if graph else []
-    launches = stage("launches", lambda: decide_launches(program, lowering, derived)) if "spmd" in busy else None
+    launches = (
+        stage("launches", lambda: decide_launches(program, lowering, derived)) if "spmd" in busy else None
+    )
     diagnostics += launches.diagnostics if launches is not None else ()
     diagnostics = [in_dump_names(d, versions) for d in diagnostics] + declined_diagnostics(versions)
     diagnostics += wellformed  # warnings only by now (IR410)
@@ -234,22 +247,42 @@ def analyze(
     findings: tuple[Diagnostic, ...] = ()
     kept: tuple[KeptValue, ...] = ()
     if graph:
-        findings = stage("decide", lambda: graph_findings(program, lowering, derived, graphs)) if legal else ()
+        findings = (
+            stage("decide", lambda: graph_findings(program, lowering, derived, graphs)) if legal else ()
+        )
         findings = tuple(in_dump_names(d, versions) for d in findings)
         kept = stage("decide", lambda: kept_values(program, lowering, derived, graphs))
     decided = launches.launches if launches is not None else ()
-    everything = tuple(sorted(ordered + findings, key=lambda d: d.sort_key))  # what JSON's `diagnostics` holds
-    return Analysis(path, program, everything, graphs, decided, legalized, lowering, derived,
-                    engine=engine, findings=findings, kept=kept, source=read, versions=versions)
+    everything = tuple(
+        sorted(ordered + findings, key=lambda d: d.sort_key)
+    )  # what JSON's `diagnostics` holds
+    return Analysis(
+        path,
+        program,
+        everything,
+        graphs,
+        decided,
+        legalized,
+        lowering,
+        derived,
+        engine=engine,
+        findings=findings,
+        kept=kept,
+        source=read,
+        versions=versions,
+    )
 
 
 def legalize(
-    source: str | Program, path: str | None = None, runtime: str = "host_build_graph",
-    engine: str | None = None, *, passes: Collection[str] = PASSES,
-) -> Program:  # fmt: skip
+    source: str | Program,
+    path: str | None = None,
+    runtime: str = "host_build_graph",
+    engine: str | None = None,
+    *,
+    passes: Collection[str] = PASSES,
+) -> Program:
     """The program legalized by the chosen passes, or `LegalizeError` carrying every error diagnostic."""
     result = analyze(source, path, runtime, engine, passes=passes)
     if result.errors or result.output is None:
         raise LegalizeError(result.errors, path)
     return result.output
-

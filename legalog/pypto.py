@@ -51,7 +51,9 @@ class Properties:
 # next, requires it).  GraphBoundaryLegalized has no `IRProperty` in this PyPTO, so it cannot be
 # declared: the pass runs legalog's GraphBoundaryLegalized verifier on its own output instead
 # (`legalog.analyzer.verifier`) and rejects the program if that finds anything.
-GRAPH_PROPERTIES = Properties(required=("SplitIncoreOrch", "CallDirectionsResolved"), produced=("CallDirectionsResolved",))
+GRAPH_PROPERTIES = Properties(
+    required=("SplitIncoreOrch", "CallDirectionsResolved"), produced=("CallDirectionsResolved",)
+)
 
 # legalize_spmd_launches.en.txt, "API and properties": requires NoNestedCalls and
 # ReturnParamsExplicit; produces NormalizedStmtStructure; invalidates call directions
@@ -66,7 +68,9 @@ SPMD_PROPERTIES = Properties(
 )
 
 # Seed property names with no `IRProperty` counterpart in this PyPTO, and what stands in for them.
-UNMAPPED = {"GraphBoundaryLegalized": "legalog's own GraphBoundaryLegalized verifier, run by the pass on its output"}
+UNMAPPED = {
+    "GraphBoundaryLegalized": "legalog's own GraphBoundaryLegalized verifier, run by the pass on its output"
+}
 
 
 class PipelineError(ValueError):
@@ -123,7 +127,9 @@ def default_pipeline(runtime: str | Any | None = None, *, analyze_auto_scopes_fo
     from pypto import passes
     from pypto.ir.pass_manager import OptimizationStrategy, PassManager
 
-    manager = PassManager.get_strategy(OptimizationStrategy.Default, analyze_auto_scopes_for_deps=analyze_auto_scopes_for_deps)
+    manager = PassManager.get_strategy(
+        OptimizationStrategy.Default, analyze_auto_scopes_for_deps=analyze_auto_scopes_for_deps
+    )
     ordered = insert_passes(list(manager.passes), legalize_spmd_launches(), legalize_graph_boundary(runtime))
     pipeline = passes.PassPipeline()
     for one in ordered:
@@ -136,17 +142,27 @@ def insert_passes(strategy: Sequence[Any], spmd: Any, graph: Any) -> list[Any]:
     names = [p.get_name() for p in strategy]
     for present in (GRAPH_PASS, SPMD_PASS):
         if present in names:
-            raise PipelineError(f"the strategy already runs {present}; inserting legalog's as well would run it twice")
+            raise PipelineError(
+                f"the strategy already runs {present}; inserting legalog's as well would run it twice"
+            )
     spmd_at = _index(names, SPMD_BEFORE, SPMD_PASS)
     if SPMD_AFTER in names and names.index(SPMD_AFTER) > spmd_at:
-        raise PipelineError(f"{SPMD_PASS} must run after {SPMD_AFTER} and before {SPMD_BEFORE}, "
-                            f"but this strategy runs {SPMD_AFTER} after {SPMD_BEFORE}")  # fmt: skip
+        raise PipelineError(
+            f"{SPMD_PASS} must run after {SPMD_AFTER} and before {SPMD_BEFORE}, "
+            f"but this strategy runs {SPMD_AFTER} after {SPMD_BEFORE}"
+        )
     graph_at = _index(names, GRAPH_BEFORE, GRAPH_PASS)
     simplify = [i for i, name in enumerate(names) if name == GRAPH_AFTER]
     if not simplify or simplify[-1] > graph_at:
-        wrong = f"its last {GRAPH_AFTER} runs after {GRAPH_BEFORE}" if simplify else f"it has no {GRAPH_AFTER} before {GRAPH_BEFORE}"
-        raise PipelineError(f"{GRAPH_PASS} runs after the final {GRAPH_AFTER}, immediately before {GRAPH_BEFORE}, "
-                            f"but in this strategy {wrong}")  # fmt: skip
+        wrong = (
+            f"its last {GRAPH_AFTER} runs after {GRAPH_BEFORE}"
+            if simplify
+            else f"it has no {GRAPH_AFTER} before {GRAPH_BEFORE}"
+        )
+        raise PipelineError(
+            f"{GRAPH_PASS} runs after the final {GRAPH_AFTER}, immediately before {GRAPH_BEFORE}, "
+            f"but in this strategy {wrong}"
+        )
     # Insert the later position first, so the earlier index stays valid.
     ordered = list(strategy)
     for at, one in sorted(((spmd_at, spmd), (graph_at, graph)), key=lambda pair: pair[0], reverse=True):
@@ -156,20 +172,27 @@ def insert_passes(strategy: Sequence[Any], spmd: Any, graph: Any) -> list[Any]:
 
 def _index(names: list[str], anchor: str, for_pass: str) -> int:
     if anchor not in names:
-        raise PipelineError(f"cannot place {for_pass}: the strategy has no {anchor} pass (passes: {', '.join(names)})")
+        raise PipelineError(
+            f"cannot place {for_pass}: the strategy has no {anchor} pass (passes: {', '.join(names)})"
+        )
     return names.index(anchor)
 
 
 # ------------------------------------------------------------------------------------ the passes
 
 
-def _make_pass(name: str, properties: Properties, chosen: tuple[PassName, ...], runtime: str | Any | None) -> Any:
+def _make_pass(
+    name: str, properties: Properties, chosen: tuple[PassName, ...], runtime: str | Any | None
+) -> Any:
     from pypto import passes
 
     if runtime is not None:
         _runtime_name(runtime)  # a wrong runtime is an error when the pass is made, not when it runs
-    declared = passes.PassProperties(_property_set(properties.required), _property_set(properties.produced),
-                                     _property_set(properties.invalidated))  # fmt: skip
+    declared = passes.PassProperties(
+        _property_set(properties.required),
+        _property_set(properties.produced),
+        _property_set(properties.invalidated),
+    )
     return passes.create_program_pass(functools.partial(_transform, name, chosen, runtime), name, declared)
 
 
@@ -190,11 +213,15 @@ def _runtime_name(runtime: str | Any | None) -> str:
 
     if isinstance(runtime, str):
         if runtime not in RUNTIMES:
-            raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)} or a passes.RuntimeKind")
+            raise ValueError(
+                f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)} or a passes.RuntimeKind"
+            )
         return runtime
     if runtime is None:
         context = passes.PassContext.current()
-        runtime = context.get_runtime() if context is not None else passes.RuntimeKind.TENSORMAP_AND_RINGBUFFER
+        runtime = (
+            context.get_runtime() if context is not None else passes.RuntimeKind.TENSORMAP_AND_RINGBUFFER
+        )
     return str(passes.runtime_kind_to_name(runtime))
 
 
@@ -210,9 +237,13 @@ def _transform(name: str, chosen: tuple[PassName, ...], runtime: str | Any | Non
     if analysis.status == "error":  # legalog cannot read PyPTO's own printing: legalog's failure
         import pypto
 
-        raise pypto.InternalError(_message(f"{name} (legalog) cannot read the printed program", analysis.errors, text))
+        raise pypto.InternalError(
+            _message(f"{name} (legalog) cannot read the printed program", analysis.errors, text)
+        )
     if analysis.status == "rejected":
-        raise _rejection_type()(name, analysis.errors, _message(f"{name} (legalog) rejects the program", analysis.errors, text))
+        raise _rejection_type()(
+            name, analysis.errors, _message(f"{name} (legalog) rejects the program", analysis.errors, text)
+        )
     if analysis.status == "legal":
         return program  # nothing changed: keep PyPTO's own nodes and spans
     return _reparse(name, analysis.legalized_text() or "")
@@ -225,8 +256,9 @@ def _reparse(name: str, text: str) -> Any:
     try:
         return pl.parse(text, filename=f"<{name} output>")
     except Exception as err:  # any parser failure here is legalog's, and said so
-        raise pypto.InternalError(f"{name} (legalog): PyPTO's parser rejects legalog's rewrite: "
-                                  f"{type(err).__name__}: {err}") from err  # fmt: skip
+        raise pypto.InternalError(
+            f"{name} (legalog): PyPTO's parser rejects legalog's rewrite: {type(err).__name__}: {err}"
+        ) from err
 
 
 @functools.cache
@@ -239,10 +271,14 @@ def _rejection_type() -> type[Exception]:
         self.pass_name = pass_name
         self.diagnostics = diagnostics
 
-    doc = ("A legalog pass rejected the program. `diagnostics` are legalog's (code, function, line, "
-           "column, message); lines count in the pass's printed input. A `pypto.pypto_core.ValueError`, as "
-           "PyPTO's own passes raise on a program they reject.")  # fmt: skip
-    return type("PassRejected", (pypto_core.ValueError,), {"__init__": init, "__doc__": doc, "__module__": __name__})
+    doc = (
+        "A legalog pass rejected the program. `diagnostics` are legalog's (code, function, line, "
+        "column, message); lines count in the pass's printed input. A `pypto.pypto_core.ValueError`, as "
+        "PyPTO's own passes raise on a program they reject."
+    )
+    return type(
+        "PassRejected", (pypto_core.ValueError,), {"__init__": init, "__doc__": doc, "__module__": __name__}
+    )
 
 
 def _message(headline: str, errors: tuple[Diagnostic, ...], text: str) -> str:
@@ -263,5 +299,13 @@ def __getattr__(attr: str) -> Any:  # `legalog.pypto.PassRejected`, made when fi
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
-__all__ = ["GRAPH_PASS", "SPMD_PASS", "PipelineError", "Properties", "default_pipeline", "insert_passes",
-           "legalize_graph_boundary", "legalize_spmd_launches"]  # fmt: skip
+__all__ = [
+    "GRAPH_PASS",
+    "SPMD_PASS",
+    "PipelineError",
+    "Properties",
+    "default_pipeline",
+    "insert_passes",
+    "legalize_graph_boundary",
+    "legalize_spmd_launches",
+]

@@ -36,9 +36,14 @@ def ask(requests: dict[str, tuple[str, str]]) -> dict[str, str | dict[str, str]]
     if (folder := pypto_folder()) is None:
         return None
     run = subprocess.run(
-        [sys.executable, "-c", _SCRIPT], input=json.dumps(requests), capture_output=True, text=True, check=False,
-        env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"}, timeout=600,
-    )  # fmt: skip
+        [sys.executable, "-c", _SCRIPT],
+        input=json.dumps(requests),
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"},
+        timeout=600,
+    )
     if run.returncode != 0:
         raise RuntimeError(f"the PyPTO oracle failed: {run.stderr[-2000:]}")
     answer = json.loads(run.stdout.strip().splitlines()[-1])

@@ -35,9 +35,15 @@ class Diagnostic:
 
 
 def diagnostic(
-    code: str, message: str, line: int, column: int, *, function: str | None = None,
-    subject: str | None = None, fixable: bool = False,
-) -> Diagnostic:  # fmt: skip
+    code: str,
+    message: str,
+    line: int,
+    column: int,
+    *,
+    function: str | None = None,
+    subject: str | None = None,
+    fixable: bool = False,
+) -> Diagnostic:
     """A diagnostic with the code's default severity."""
     return Diagnostic(code, message, line, column, function, subject, CODES[code].severity, fixable)
 
@@ -66,8 +72,14 @@ def declined_diagnostics(versions: dict[str, VersionedFunction]) -> list[Diagnos
     out = []
     for name, v in sorted(versions.items()):
         for item in v.declined:
-            out.append(diagnostic(
-                "FE401", f"`{item.name}` {item.reason}: this frontend binding has no single value to analyse",
-                item.span.line, item.span.col, function=name, subject=item.name,
-            ))  # fmt: skip
+            out.append(
+                diagnostic(
+                    "FE401",
+                    f"`{item.name}` {item.reason}: this frontend binding has no single value to analyse",
+                    item.span.line,
+                    item.span.col,
+                    function=name,
+                    subject=item.name,
+                )
+            )
     return out

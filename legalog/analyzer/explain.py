@@ -46,6 +46,7 @@ class Analysis(Protocol):
     @property
     def versions(self) -> Mapping[str, VersionedFunction]: ...
 
+
 Verdict = Literal["hoisted", "kept", "rejected", "removed_alias", "not_boundary"]
 
 BLOCKING = {
@@ -128,15 +129,35 @@ class Explanation:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "path": self.path, "function": self.function, "var": self.var, "name": plain_name(self.var),
-            "kind": self.kind, "verdict": self.verdict, "summary": self.summary, "line": self.line,
-            "definition": self.definition, "tree": self.tree, "reasons": self.reasons,
-            "provenance": self.provenance, "operands": self.operands, "diagnostics": self.diagnostics,
+            "path": self.path,
+            "function": self.function,
+            "var": self.var,
+            "name": plain_name(self.var),
+            "kind": self.kind,
+            "verdict": self.verdict,
+            "summary": self.summary,
+            "line": self.line,
+            "definition": self.definition,
+            "tree": self.tree,
+            "reasons": self.reasons,
+            "provenance": self.provenance,
+            "operands": self.operands,
+            "diagnostics": self.diagnostics,
             "evidence": [{"relation": r, "row": list(row)} for r, row in self.evidence],
-            "graph": {"nodes": [{"id": n.id, "label": n.label, "role": n.role, "notes": list(n.notes),
-                                 "blocking": n.blocking} for n in self.nodes],
-                      "edges": [{"source": e.source, "target": e.target, "label": e.label} for e in self.edges]},
-        }  # fmt: skip
+            "graph": {
+                "nodes": [
+                    {
+                        "id": n.id,
+                        "label": n.label,
+                        "role": n.role,
+                        "notes": list(n.notes),
+                        "blocking": n.blocking,
+                    }
+                    for n in self.nodes
+                ],
+                "edges": [{"source": e.source, "target": e.target, "label": e.label} for e in self.edges],
+            },
+        }
 
     def render_text(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -144,7 +165,11 @@ class Explanation:
         if self.definition:
             out.append(f"  {self.var} = {self.definition}")
         out.append(f"verdict: {self.verdict.replace('_', ' ')} ({self.kind}) - {self.summary}")
-        for title, lines in (("because", self.reasons), ("expression tree", self.tree), ("provenance", self.provenance)):
+        for title, lines in (
+            ("because", self.reasons),
+            ("expression tree", self.tree),
+            ("provenance", self.provenance),
+        ):
             if lines:
                 out.append(f"{title}:")
                 out += [f"  {line}" for line in lines]
@@ -176,8 +201,11 @@ def resolve(analysis: Analysis, function: str, var: str) -> str:
     if function not in kinds:
         close = difflib.get_close_matches(function, sorted(kinds), n=5)
         shown = close or sorted(kinds, key=lambda f: (_function_line(analysis, f), f))
-        raise WhyError(f"no function `{function}` in {analysis.path or 'the input'}", shown,
-                       [f"line {_function_line(analysis, f)}" for f in shown])  # fmt: skip
+        raise WhyError(
+            f"no function `{function}` in {analysis.path or 'the input'}",
+            shown,
+            [f"line {_function_line(analysis, f)}" for f in shown],
+        )
     names = _names(analysis, function)
     if var in names:
         return f"{function}/{var}"
@@ -188,8 +216,11 @@ def resolve(analysis: Analysis, function: str, var: str) -> str:
     lines = _lines(analysis, function, names)
     if matches:  # several values one name: each by the name that tells them apart, and its line
         ordered = sorted(matches, key=lambda n: (lines.get(n) or (0, ""), n))
-        raise WhyError(f"`{var}` is ambiguous in `{function}`: it names {len(matches)} SSA values", ordered,
-                       [_where(lines, [n]) for n in ordered])
+        raise WhyError(
+            f"`{var}` is ambiguous in `{function}`: it names {len(matches)} SSA values",
+            ordered,
+            [_where(lines, [n]) for n in ordered],
+        )
     spelled: dict[str, list[str]] = {}  # the dump's name -> the values it names
     for n in names:
         spelled.setdefault(printed.get(n, n), []).append(n)
@@ -315,13 +346,23 @@ class _Explainer:
     def explain(self, vid: str) -> Explanation:
         fn = vid.split("/", 1)[0]
         kind = dict(self.d["function"])[fn]
-        ex = Explanation(self.a.path or "<input>", fn, self.name(vid), self.kind_of(vid), "not_boundary", "",
-                         line=self.line_of(vid))  # fmt: skip
+        ex = Explanation(
+            self.a.path or "<input>",
+            fn,
+            self.name(vid),
+            self.kind_of(vid),
+            "not_boundary",
+            "",
+            line=self.line_of(vid),
+        )
         if vid in self.assign:
             ex.definition = self.text(self.assign[vid][1], 160)
         found = self.a.diagnostics  # GB2xx included: what the rewrite does
-        ex.diagnostics = [f"{d.code} line {d.line}:{d.column}: {d.message}" for d in found
-                          if d.function == fn and d.subject is not None and plain_name(d.subject) == plain_name(ex.var)]  # fmt: skip
+        ex.diagnostics = [
+            f"{d.code} line {d.line}:{d.column}: {d.message}"
+            for d in found
+            if d.function == fn and d.subject is not None and plain_name(d.subject) == plain_name(ex.var)
+        ]
         if kind != "Graph":
             ex.cite("function", fn, kind)
             ex.summary = f"`{fn}` is a {kind} function; LegalizeGraphBoundary only rewrites Graph functions"
@@ -357,7 +398,9 @@ class _Explainer:
             for how, nxt in self.edges(v):
                 edges.append(DerivationEdge(v, nxt, how.removesuffix(" of").removesuffix(":")))
                 if nxt not in nodes and depth < 12 and len(nodes) <= 80:
-                    nodes[nxt] = DerivationNode(nxt, self.name(nxt) + self.origin(nxt).replace(" - ", "\n", 1), "tensor")
+                    nodes[nxt] = DerivationNode(
+                        nxt, self.name(nxt) + self.origin(nxt).replace(" - ", "\n", 1), "tensor"
+                    )
                     tensor(nxt, depth + 1)
 
         if vid in self.assign:
@@ -394,7 +437,9 @@ class _Explainer:
         ex.cite("param", *next(r for r in self.d["param"] if r[2] == vid))
         if self.has("scalar_param", vid):
             ex.cite("scalar_param", vid)
-            ex.summary = "already a boundary scalar: every call site passes it, and replay patches it on every call"
+            ex.summary = (
+                "already a boundary scalar: every call site passes it, and replay patches it on every call"
+            )
         else:
             ex.summary = "a boundary tensor: the runtime records its address and patches it on replay"
 
@@ -403,14 +448,21 @@ class _Explainer:
         trips = self.rows("loop_trip", loop)
         if trips:
             ex.cite("loop_trip", *trips[0])
-            ex.verdict, ex.summary = "kept", (f"the index of a constant-trip loop ({trips[0][1]} iterations): recording "
-                                              "bakes each iteration's value into its own node, so replay is correct")  # fmt: skip
+            ex.verdict, ex.summary = (
+                "kept",
+                (
+                    f"the index of a constant-trip loop ({trips[0][1]} iterations): recording "
+                    "bakes each iteration's value into its own node, so replay is correct"
+                ),
+            )
             return
         self.unslotted(vid, ex)
         ex.reasons.append(f"`{ex.var}` is {VARYING['runtime_loop_index']}")
         ex.cite("varying_var", vid)
         if ex.verdict != "rejected":
-            ex.summary = "varies between calls (a runtime loop's index), and the loop itself is rejected (GB112)"
+            ex.summary = (
+                "varies between calls (a runtime loop's index), and the loop itself is rejected (GB112)"
+            )
 
     def unslotted(self, vid: str, ex: Explanation) -> bool:
         rows = sorted(r for r in self.d["unslotted_scalar"] if r[2] == vid)
@@ -418,8 +470,10 @@ class _Explainer:
             ex.cite("unslotted_scalar", *r)
         if rows:
             ex.verdict = "rejected"
-            ex.summary = (f"a task reads `{ex.var}` (GB118), but it is neither a parameter, hoistable, nor "
-                          "replay-invariant: replay would reuse the first call's value")  # fmt: skip
+            ex.summary = (
+                f"a task reads `{ex.var}` (GB118), but it is neither a parameter, hoistable, nor "
+                "replay-invariant: replay would reuse the first call's value"
+            )
         return bool(rows)
 
     # -- scalars (Step A)
@@ -446,8 +500,9 @@ class _Explainer:
             ex.summary = "a TASK_ID: ordering metadata, never a boundary scalar"
             return
         users = self.view_users(vid)
-        ex.summary = ("varies between calls and cannot be hoisted; no task reads it by name"
-                      + (f", but it decides the window of {users}" if users else ""))  # fmt: skip
+        ex.summary = "varies between calls and cannot be hoisted; no task reads it by name" + (
+            f", but it decides the window of {users}" if users else ""
+        )
 
     def alias(self, vid: str, row: tuple[Any, ...], ex: Explanation) -> None:
         ex.cite("scalar_alias", *row)
@@ -456,16 +511,20 @@ class _Explainer:
             ex.cite("alias_root", *target)
         root = self.name(target[1]) if target else self.name(row[1])
         ex.verdict = "removed_alias"
-        ex.summary = (f"a bare rename of `{self.name(row[1])}`: the runtime rejects `int64_t n = m;`, so the binding is "
-                      f"deleted and its readers use `{root}`")  # fmt: skip
+        ex.summary = (
+            f"a bare rename of `{self.name(row[1])}`: the runtime rejects `int64_t n = m;`, so the binding is "
+            f"deleted and its readers use `{root}`"
+        )
 
     def hoisted_scalar(self, vid: str, ex: Explanation) -> None:
         ex.cite("hoistable", vid)
         ex.cite("hoisted_scalar", vid)
         ex.verdict = "hoisted"
         value = self.expanded(vid)
-        ex.summary = (f"every leaf is a scalar parameter or a literal, so each call site computes `{value}` and "
-                      "passes it as a new trailing scalar parameter")  # fmt: skip
+        ex.summary = (
+            f"every leaf is a scalar parameter or a literal, so each call site computes `{value}` and "
+            "passes it as a new trailing scalar parameter"
+        )
         ex.reasons.append(f"at the call site: {ex.var} = {value}")
 
     def expanded(self, vid: str) -> str:
@@ -480,8 +539,10 @@ class _Explainer:
         if not rows:
             return
         ex.cite("blocking", *rows[0])
-        ex.reasons.append(f"not hoistable: it depends on `{self.text(rows[0][1])}`, {BLOCKING.get(rows[0][2], rows[0][2])}"
-                          + (f" (and {len(rows) - 1} more blocking leaves)" if len(rows) > 1 else ""))  # fmt: skip
+        ex.reasons.append(
+            f"not hoistable: it depends on `{self.text(rows[0][1])}`, {BLOCKING.get(rows[0][2], rows[0][2])}"
+            + (f" (and {len(rows) - 1} more blocking leaves)" if len(rows) > 1 else "")
+        )
 
     def why_varying(self, root: str, ex: Explanation) -> None:
         rows = sorted(self.rows("varying_leaf", root), key=lambda r: self.pos(r[1]))
@@ -489,12 +550,16 @@ class _Explainer:
             return
         ex.cite("varying_expr", root)
         ex.cite("varying_leaf", *rows[0])
-        ex.reasons.append(f"not replay-invariant: `{self.text(rows[0][1])}` is {VARYING.get(rows[0][2], rows[0][2])}")
+        ex.reasons.append(
+            f"not replay-invariant: `{self.text(rows[0][1])}` is {VARYING.get(rows[0][2], rows[0][2])}"
+        )
 
     def seeds(self, root: str) -> list[str]:
         nodes = {x for r, x in self.d["tree"] if r == root}
         out = []
-        for x, why in sorted((r for r in self.d["invariant_seed"] if r[0] in nodes), key=lambda r: self.pos(r[0])):
+        for x, why in sorted(
+            (r for r in self.d["invariant_seed"] if r[0] in nodes), key=lambda r: self.pos(r[0])
+        ):
             out.append(f"replay-invariant seed `{self.text(x)}`: {SEEDS.get(why, why)}")
         return out or ["every name it reads is bound to a replay-invariant value"]
 
@@ -516,7 +581,9 @@ class _Explainer:
         return lines
 
     def node_notes(self, x: str) -> list[str]:
-        notes = [f"blocks hoisting: {BLOCKING[w]}" for r, leaf, w in self.d["blocking"] if r == x and leaf == x]
+        notes = [
+            f"blocks hoisting: {BLOCKING[w]}" for r, leaf, w in self.d["blocking"] if r == x and leaf == x
+        ]
         notes += [f"varies: {VARYING[w]}" for e, leaf, w in self.d["varying_leaf"] if e == x and leaf == x]
         notes += [f"invariant: {SEEDS[w]}" for s, w in self.d["invariant_seed"] if s == x]
         for _e, v in (r for r in self.d["ref"] if r[0] == x):
@@ -535,7 +602,10 @@ class _Explainer:
         ex.cite("region_create", *row)
         if self.has("hoisted_alloc", vid):
             ex.cite("hoisted_alloc", vid)
-            ex.verdict, ex.summary = "hoisted", "a top-level allocation: each call site creates it and passes it as an InOut parameter"
+            ex.verdict, ex.summary = (
+                "hoisted",
+                "a top-level allocation: each call site creates it and passes it as an InOut parameter",
+            )
             return
         left = self.rows("left_alloc", vid)
         for r in left:
@@ -544,12 +614,21 @@ class _Explainer:
         controls = sorted(r for r in self.d["alloc_under_runtime"] if r[0] == vid)
         if shapes:
             ex.cite("create_shape_varies", *shapes[0])
-            ex.verdict, ex.summary = "rejected", f"its extent `{self.text(shapes[0][1])}` is not a compile-time constant (GB110)"
+            ex.verdict, ex.summary = (
+                "rejected",
+                f"its extent `{self.text(shapes[0][1])}` is not a compile-time constant (GB110)",
+            )
         elif controls:
             ex.cite("alloc_under_runtime", *controls[0])
-            ex.verdict, ex.summary = "rejected", "allocated under a runtime loop, while or if: the allocation-node count can differ between calls (GB109)"
+            ex.verdict, ex.summary = (
+                "rejected",
+                "allocated under a runtime loop, while or if: the allocation-node count can differ between calls (GB109)",
+            )
         else:
-            ex.verdict, ex.summary = "kept", "allocated inside a constant-trip loop: a fresh buffer per iteration, counted as nodes"
+            ex.verdict, ex.summary = (
+                "kept",
+                "allocated inside a constant-trip loop: a fresh buffer per iteration, counted as nodes",
+            )
 
     # -- views (Step B)
 
@@ -562,29 +641,46 @@ class _Explainer:
         ex.operands = self.view_operands(vid, ex)
         if not self.has("boundary_view", vid):
             roots = [self.name(r) for _v, r in self.rows("root", vid)]
-            ex.summary = ("a view of a region-local tensor" + (f" (its buffer is `{', '.join(roots)}`)" if roots else "")
-                          + ": Step B only moves views of boundary tensors")  # fmt: skip
+            ex.summary = (
+                "a view of a region-local tensor"
+                + (f" (its buffer is `{', '.join(roots)}`)" if roots else "")
+                + ": Step B only moves views of boundary tensors"
+            )
             return
         ex.cite("boundary_view", vid)
         self.view_verdict(vid, ex)
         for r in sorted(r for r in self.d["view_extent_varies"] if r[0] == vid):
             ex.cite("view_extent_varies", *r)
             ex.verdict = "rejected"
-            ex.reasons.append(f"its extent `{self.text(r[1])}` is neither constant nor replay-invariant (GB120)")
+            ex.reasons.append(
+                f"its extent `{self.text(r[1])}` is neither constant nor replay-invariant (GB120)"
+            )
 
     def view_verdict(self, vid: str, ex: Explanation) -> None:
         if self.has("hoisted_view", vid):
             ex.cite("hoisted_view", vid)
-            ex.verdict, ex.summary = "hoisted", "every offset is recomputable at the call site: the slice is taken there and passed in as a new tensor parameter"
+            ex.verdict, ex.summary = (
+                "hoisted",
+                "every offset is recomputable at the call site: the slice is taken there and passed in as a new tensor parameter",
+            )
         elif self.has("kept_view", vid):
             ex.cite("kept_view", vid)
-            ex.verdict, ex.summary = "kept", "its offsets are replay-invariant: the window is the same on every replay, so it stays in place"
+            ex.verdict, ex.summary = (
+                "kept",
+                "its offsets are replay-invariant: the window is the same on every replay, so it stays in place",
+            )
         elif self.has("moving_view", vid):
             ex.cite("moving_view", vid)
-            ex.verdict, ex.summary = "rejected", "its window is neither recomputable at the call site nor the same on every replay (GB119)"
+            ex.verdict, ex.summary = (
+                "rejected",
+                "its window is neither recomputable at the call site nor the same on every replay (GB119)",
+            )
         elif anchors := [a for _v, a in self.rows("view_anchor", vid) if self.has("bad_view", a)]:
             ex.cite("inherits_bad", vid)
-            ex.verdict, ex.summary = "rejected", f"it is taken from view `{self.name(anchors[0])}`, which is rejected"
+            ex.verdict, ex.summary = (
+                "rejected",
+                f"it is taken from view `{self.name(anchors[0])}`, which is rejected",
+            )
         else:
             anchors = [a for _v, a in self.rows("view_anchor", vid)]
             ex.summary = f"built on a view left in place ({', '.join(self.name(a) for a in anchors)}): the call site has no name for it"
@@ -595,9 +691,12 @@ class _Explainer:
             ex.cite("view_operand", vid, r)
             blocked = sorted(self.rows("blocking", r), key=lambda row: self.pos(row[1]))
             varying = sorted(self.rows("varying_leaf", r), key=lambda row: self.pos(row[1]))
-            status = {(False, False): "hoistable and replay-invariant", (False, True): "hoistable (varies per call)",
-                      (True, False): "replay-invariant only", (True, True): "neither hoistable nor replay-invariant"}[
-                (bool(blocked), bool(varying))]  # fmt: skip
+            status = {
+                (False, False): "hoistable and replay-invariant",
+                (False, True): "hoistable (varies per call)",
+                (True, False): "replay-invariant only",
+                (True, True): "neither hoistable nor replay-invariant",
+            }[(bool(blocked), bool(varying))]
             why = []
             if blocked:
                 ex.cite("blocking", *blocked[0])
@@ -605,8 +704,16 @@ class _Explainer:
             if varying:
                 ex.cite("varying_leaf", *varying[0])
                 why.append(f"`{self.text(varying[0][1])}` is {VARYING.get(varying[0][2], varying[0][2])}")
-            out.append({"expr": self.text(r), "status": status, "hoistable": not blocked, "invariant": not varying,
-                        "why": "; ".join(why), "decided": False})  # fmt: skip
+            out.append(
+                {
+                    "expr": self.text(r),
+                    "status": status,
+                    "hoistable": not blocked,
+                    "invariant": not varying,
+                    "why": "; ".join(why),
+                    "decided": False,
+                }
+            )
         self.mark_decisive(out)
         return out
 
@@ -670,8 +777,9 @@ class _Explainer:
         if self.rows("same_buffer_edge", vid) or self.rows("prov_edge", vid):
             ex.provenance = self.provenance(vid)
             roots = [self.name(r) for _v, r in self.rows("root", vid)]
-            ex.summary = ("a tensor the region computes; Steps A-C do not move it"
-                          + (f" (it denotes the buffer of `{', '.join(roots)}`)" if roots else ""))  # fmt: skip
+            ex.summary = "a tensor the region computes; Steps A-C do not move it" + (
+                f" (it denotes the buffer of `{', '.join(roots)}`)" if roots else ""
+            )
             return
         if self.has("carried", vid, next((e for v, e in self.d["carried"] if v == vid), "")):
             ex.reasons.append(f"`{ex.var}` is {VARYING['carried']}")

@@ -60,7 +60,9 @@ class GraphDecision:
     function: str
     hoisted: tuple[HoistedValue, ...]  # parameter order: allocations, views, scalars
     aliases: tuple[tuple[str, str], ...]  # (deleted rename, the name its readers get), definition order
-    tensor_links: tuple[tuple[str, str, int], ...]  # (name, same-buffer source, order): call sites follow them
+    tensor_links: tuple[
+        tuple[str, str, int], ...
+    ]  # (name, same-buffer source, order): call sites follow them
     kept_invariant: tuple[str, ...]
     kept_views: tuple[str, ...]
     node_count: int | None
@@ -174,40 +176,64 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
     assign = first_definitions(derived)
     graphs = [f for f in program.functions if f.type == "Graph"]
     view_root = _view_roots(derived)
-    grouped = {rel: _by_function(derived[rel])
-               for rel in ("hoisted_alloc", "hoisted_view", "hoisted_scalar", "kept_invariant", "kept_view",
-                           "same_buffer_edge", "scalar_alias")}  # fmt: skip
+    grouped = {
+        rel: _by_function(derived[rel])
+        for rel in (
+            "hoisted_alloc",
+            "hoisted_view",
+            "hoisted_scalar",
+            "kept_invariant",
+            "kept_view",
+            "same_buffer_edge",
+            "scalar_alias",
+        )
+    }
     roots: dict[str, str] = dict(derived["alias_root"])
     counts: dict[str, int] = dict(derived["node_count"])
     out = []
     for fn in graphs:
 
         def local(rel: str, function: str = fn.name) -> list[str]:
-            return sorted((str(r[0]) for r in grouped[rel].get(function, ())), key=lambda name: _order(assign[name][0]))
+            return sorted(
+                (str(r[0]) for r in grouped[rel].get(function, ())), key=lambda name: _order(assign[name][0])
+            )
 
         def hoist(v: str, kind: HoistKind, direction: str, source: str | None = None) -> HoistedValue:
             stmt = lowering.stmts[assign[v][0]]
             assert isinstance(stmt, Assign) and stmt.type is not None
-            return HoistedValue(var_name(v), kind, stmt.value, stmt.type, direction, _order(assign[v][0]), source)  # type: ignore[arg-type]
+            return HoistedValue(
+                var_name(v),
+                kind,
+                stmt.value,
+                stmt.type,
+                direction,  # type: ignore[arg-type]
+                _order(assign[v][0]),
+                source,
+            )
 
         allocs = [hoist(v, "alloc", "InOut") for v in local("hoisted_alloc")]
         views = [hoist(v, "view", *view_root[v]) for v in local("hoisted_view")]
         scalars = [hoist(v, "scalar", "In") for v in local("hoisted_scalar")]
         aliases = _aliases(grouped["scalar_alias"].get(fn.name, []), roots, assign)
         links = sorted(
-            ((var_name(str(v)), var_name(str(w)), _order(assign[str(v)][0]))
-             for v, w in grouped["same_buffer_edge"].get(fn.name, ()) if v in assign),
+            (
+                (var_name(str(v)), var_name(str(w)), _order(assign[str(v)][0]))
+                for v, w in grouped["same_buffer_edge"].get(fn.name, ())
+                if v in assign
+            ),
             key=lambda t: t[2],
-        )  # fmt: skip
-        out.append(GraphDecision(
-            function=fn.name,
-            hoisted=tuple(allocs + views + scalars),
-            aliases=aliases,
-            tensor_links=tuple(links),
-            kept_invariant=tuple(var_name(v) for v in local("kept_invariant")),
-            kept_views=tuple(var_name(v) for v in local("kept_view")),
-            node_count=counts.get(fn.name),
-        ))  # fmt: skip
+        )
+        out.append(
+            GraphDecision(
+                function=fn.name,
+                hoisted=tuple(allocs + views + scalars),
+                aliases=aliases,
+                tensor_links=tuple(links),
+                kept_invariant=tuple(var_name(v) for v in local("kept_invariant")),
+                kept_views=tuple(var_name(v) for v in local("kept_view")),
+                node_count=counts.get(fn.name),
+            )
+        )
     return tuple(out)
 
 
@@ -290,12 +316,19 @@ def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) ->
     for info in GRAPH_CODES:
         columns = [_column(spec) for spec in info.row.split()]
         for row in derived.sorted(info.relation or ""):
-            cells = {name: _Cell(at, derived, kind, value, info) for (name, kind), value in zip(columns, row, strict=True)}
+            cells = {
+                name: _Cell(at, derived, kind, value, info)
+                for (name, kind), value in zip(columns, row, strict=True)
+            }
             where = cells[info.at or next(name for name, kind in columns if kind in _LOCATED)]
             span, function = where.span()
             subject = None if info.subject is None else format(cells[info.subject])
-            message = info.message.format_map({**cells, **_call_position(at, cells), "limit": info.limit_value})
-            out.append(diagnostic(info.code, message, span.line, span.col, function=function, subject=subject))
+            message = info.message.format_map(
+                {**cells, **_call_position(at, cells), "limit": info.limit_value}
+            )
+            out.append(
+                diagnostic(info.code, message, span.line, span.col, function=function, subject=subject)
+            )
     return out
 
 
@@ -344,7 +377,11 @@ class _Cell:
             return _view_culprit(self.derived, self.at, v)
         if spec == "tasks":
             n = int(self.value)
-            return "launches no tasks" if n < 1 else f"launches {n} tasks, over the runtime's per-graph limit of {self.info.limit_value}"
+            return (
+                "launches no tasks"
+                if n < 1
+                else f"launches {n} tasks, over the runtime's per-graph limit of {self.info.limit_value}"
+            )
         if self.kind == "var":
             return var_name(v)
         if self.kind == "expr":
@@ -365,13 +402,21 @@ def _control(derived: Derived, c: str) -> str:
 def _culprit(at: Locator, v: str) -> str:
     root = at.definitions[v][1] if v in at.definitions else None
     rows = sorted(at.blocking.get(root, ())) if root is not None else []
-    return f" (it depends on `{at.text(rows[0][0])}`: {BLOCKING_REASONS.get(rows[0][1], rows[0][1])})" if rows else ""
+    return (
+        f" (it depends on `{at.text(rows[0][0])}`: {BLOCKING_REASONS.get(rows[0][1], rows[0][1])})"
+        if rows
+        else ""
+    )
 
 
 def _view_culprit(derived: Derived, at: Locator, v: str) -> str:
     operands = {r for w, r in derived["view_operand"] if w == v}
     blocked = sorted(row for r in operands for row in at.blocking.get(str(r), ()))
-    return f": it depends on `{at.text(blocked[0][0])}` ({BLOCKING_REASONS.get(blocked[0][1], blocked[0][1])})" if blocked else ""
+    return (
+        f": it depends on `{at.text(blocked[0][0])}` ({BLOCKING_REASONS.get(blocked[0][1], blocked[0][1])})"
+        if blocked
+        else ""
+    )
 
 
 # why a value cannot be recomputed at the call site (the first blocking leaf), in the words `why`
@@ -382,4 +427,3 @@ BLOCKING_REASONS = {
     "carried": "a loop-carried or branch-merged value",
     "not_scalar_param": "a value that is not one of the Graph's scalar parameters",
 }
-

@@ -90,7 +90,9 @@ class LoopRange:
     @property
     def label(self) -> str:
         """How an explanation names the assumption: `i in range(0, n, 1)`."""
-        return f"{self.index} in range({expr_text(self.start)}, {expr_text(self.stop)}, {expr_text(self.step)})"
+        return (
+            f"{self.index} in range({expr_text(self.start)}, {expr_text(self.stop)}, {expr_text(self.step)})"
+        )
 
 
 @dataclass(frozen=True)
@@ -319,7 +321,9 @@ class _Encoder:
             entering = next((n for n in reads if n not in self.names), None)
             if entering is None:
                 stack.pop()
-                self.assume(f"{current} = {expr_text(definition)}", self.names[current] == self.int_of(definition))
+                self.assume(
+                    f"{current} = {expr_text(definition)}", self.names[current] == self.int_of(definition)
+                )
 
     def _enter(self, name: str) -> Expr | None:
         """Register `name` (before its definition, so a malformed cyclic binding terminates);
@@ -506,9 +510,8 @@ def _read_names(e: Expr, prefix: str) -> Iterator[str]:
             case BoolOp(values=vs):
                 stack += reversed(vs)
             case Call(func=f, args=args, kwargs=kws) if (
-                (scalar_builtin(f, prefix) in ("min", "max") and args and not kws)
-                or (scalar_builtin(f, prefix) == "abs" and len(args) == 1)
-            ):
+                scalar_builtin(f, prefix) in ("min", "max") and args and not kws
+            ) or (scalar_builtin(f, prefix) == "abs" and len(args) == 1):
                 stack += reversed(args)
             case Call() if (operand := int_cast_operand(node, prefix)) is not None:
                 stack.append(operand)
@@ -613,7 +616,9 @@ def _decide(goal: PositivityGoal, rlimit: int, seed: int) -> Verdict:
 def proven_by(labels: Sequence[str]) -> Verdict:
     """A proof without the solver, from the assumptions it used (their labels, as Z3's are)."""
     used = tuple(dict.fromkeys(labels))
-    return Verdict("proven", {}, f"core_num >= 1 follows from {'; '.join(used) or 'the expression alone'}", used=used)
+    return Verdict(
+        "proven", {}, f"core_num >= 1 follows from {'; '.join(used) or 'the expression alone'}", used=used
+    )
 
 
 def solve(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEFAULT_SEED) -> Verdict:
@@ -675,10 +680,14 @@ def _lower_bound(goal: PositivityGoal, e: Expr, seen: set[str]) -> tuple[int, tu
             if a is None or b is None or (op == "*" and (a[0] < 0 or b[0] < 0)):
                 return None
             return (a[0] + b[0] if op == "+" else a[0] * b[0]), a[1] + b[1]
-        case BinOp(op="//", left=left, right=right) if (k := fold_constant(right, goal.prefix)) is not None and k > 0:
+        case BinOp(op="//", left=left, right=right) if (
+            k := fold_constant(right, goal.prefix)
+        ) is not None and k > 0:
             a = _lower_bound(goal, left, seen)
             return None if a is None else (a[0] // k, a[1])
-        case Call(func=f, args=args) if (kind := scalar_builtin(f, goal.prefix)) in ("min", "max") and len(args) >= 2:
+        case Call(func=f, args=args) if (kind := scalar_builtin(f, goal.prefix)) in ("min", "max") and len(
+            args
+        ) >= 2:
             found = [b for x in args if (b := _lower_bound(goal, x, seen)) is not None]
             if kind == "max":
                 return _max_bound(found)  # max(a, b) >= a: one bounded argument is enough
@@ -695,7 +704,11 @@ def _max_bound(bounds: list[tuple[int, tuple[str, ...]]]) -> tuple[int, tuple[st
 def _name_bound(goal: PositivityGoal, name: str, seen: set[str]) -> tuple[int, tuple[str, ...]] | None:
     for loop in goal.loops:  # a loop index shadows a stale binding of its name (declare_loop_index)
         if loop.index == name:
-            start, stop, step = fold_constant(loop.start, goal.prefix), fold_constant(loop.stop, goal.prefix), fold_constant(loop.step, goal.prefix)
+            start, stop, step = (
+                fold_constant(loop.start, goal.prefix),
+                fold_constant(loop.stop, goal.prefix),
+                fold_constant(loop.step, goal.prefix),
+            )
             if step is not None and step > 0 and start is not None:
                 return start, (loop.label,)
             if step is not None and step < 0 and stop is not None:
@@ -722,9 +735,17 @@ def _branch_bound(cond: Expr, polarity: bool, name: str, prefix: str) -> int | N
     if not isinstance(cond, Compare):
         return None
     op = cond.op if polarity else _NEGATED[cond.op]
-    if isinstance(cond.left, Name) and cond.left.id == name and (c := fold_constant(cond.right, prefix)) is not None:
+    if (
+        isinstance(cond.left, Name)
+        and cond.left.id == name
+        and (c := fold_constant(cond.right, prefix)) is not None
+    ):
         return {">": c + 1, ">=": c, "==": c}.get(op)
-    if isinstance(cond.right, Name) and cond.right.id == name and (c := fold_constant(cond.left, prefix)) is not None:
+    if (
+        isinstance(cond.right, Name)
+        and cond.right.id == name
+        and (c := fold_constant(cond.left, prefix)) is not None
+    ):
         return {"<": c + 1, "<=": c, "==": c}.get(op)
     return None
 

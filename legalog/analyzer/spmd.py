@@ -93,7 +93,6 @@ __all__ = [
 LaunchOutcome = Literal["proven", "guarded", "rejected"]
 
 
-
 # ------------------------------------------------------------------------------------ decisions
 
 
@@ -137,9 +136,12 @@ class LaunchDecision:
     def to_json(self) -> dict[str, object]:
         """CONTRACT.md's `launches` entry."""
         data: dict[str, object] = {
-            "function": self.function, "line": self.line, "callee": self.callee,
-            "core_num": self.core_num, "outcome": self.outcome,
-        }  # fmt: skip
+            "function": self.function,
+            "line": self.line,
+            "callee": self.callee,
+            "core_num": self.core_num,
+            "outcome": self.outcome,
+        }
         if self.counterexample is not None:
             data["counterexample"] = dict(self.counterexample)
         return data
@@ -214,7 +216,9 @@ class _Context:
     def verdict(self, count: Expr, dtypes: Mapping[str, str], prefix: str) -> Verdict:
         if self.evident is not None:
             return self.evident
-        return prove(PositivityGoal(count, self.bindings, self.facts, self.loops, self.nonneg, dtypes, prefix))
+        return prove(
+            PositivityGoal(count, self.bindings, self.facts, self.loops, self.nonneg, dtypes, prefix)
+        )
 
 
 def _contexts(program: Program, lowering: Lowering, derived: Derived) -> dict[str, _Context]:
@@ -277,7 +281,9 @@ class _Definitions:
         self.names: dict[str, set[str]] = {}  # expression id -> the names it reads, found once
         self.shape = {str(r[0]) for r in derived["shape_query"]}
 
-    def visible(self, fn: str, roots: list[Expr], point_at: Mapping[str, int]) -> tuple[dict[str, str], set[str]]:
+    def visible(
+        self, fn: str, roots: list[Expr], point_at: Mapping[str, int]
+    ) -> tuple[dict[str, str], set[str]]:
         """The definitions a point of `fn` sees of the names its goal's expressions `roots` read,
         and of the names those read in turn (variable -> value); and the names a visible shape
         query defines (never negative)."""
@@ -421,7 +427,9 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
     decisions: list[LaunchDecision] = []
     diags: list[Diagnostic] = []
     order = {f.name: k for k, f in enumerate(program.functions)}
-    sites = sorted(derived["spmd_site"], key=lambda r: (order.get(str(r[1]), 0), _span_key(lowering, str(r[0]))))
+    sites = sorted(
+        derived["spmd_site"], key=lambda r: (order.get(str(r[1]), 0), _span_key(lowering, str(r[0])))
+    )
     for e, f, c, s in sites:
         e, f, c, s = str(e), str(f), str(c), str(s)
         fn, callee = program.function(f), program.function(c)
@@ -431,14 +439,24 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         if f not in types_by_fn:
             types_by_fn[f] = _var_types(fn, program.prefix)
         decision, found = _decide_one(
-            program, fn, callee, call, stmt, contexts.get(e) or _no_context(program), types_by_fn[f],
+            program,
+            fn,
+            callee,
+            call,
+            stmt,
+            contexts.get(e) or _no_context(program),
+            types_by_fn[f],
             _Facts(
-                escapes=slot_escapes.get(e, set()), all_escape=e in all_escape, value_escapes=e in value_escapes,
-                ret_params=ret_params.get(e, {}), out_params=sorted(out_params.get(c, [])),
+                escapes=slot_escapes.get(e, set()),
+                all_escape=e in all_escape,
+                value_escapes=e in value_escapes,
+                ret_params=ret_params.get(e, {}),
+                out_params=sorted(out_params.get(c, [])),
                 dead=tuple(sorted({w for _, w in dead.get(e, [])})),
-                scratch=tuple(sorted(scratch.get(e, set()))), shared=tuple(sorted(shared.get(e, set()))),
+                scratch=tuple(sorted(scratch.get(e, set()))),
+                shared=tuple(sorted(shared.get(e, set()))),
             ),
-        )  # fmt: skip
+        )
         decisions.append(decision)
         diags.extend(found)
     for fn, scope, e in _scope_sites(program, lowering, derived):
@@ -448,7 +466,9 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         decisions.append(decision)
         diags.extend(found)
     decisions.sort(key=lambda d: (order.get(d.function, 0), d.line, d.column))
-    return SpmdOutcome(tuple(decisions), tuple(sorted(diags, key=lambda d: (order.get(d.function or "", 0), d.sort_key))))
+    return SpmdOutcome(
+        tuple(decisions), tuple(sorted(diags, key=lambda d: (order.get(d.function or "", 0), d.sort_key)))
+    )
 
 
 # ------------------------------------------------------------------------- `with pl.spmd(n):`
@@ -507,8 +527,12 @@ def _in_place_source(scope: With, name: str, types: Mapping[str, Type]) -> str |
     for s in walk_stmts(scope.body):
         if isinstance(s, Assign) and s.targets == (name,) and isinstance(s.value, Call):
             for arg in s.value.args:
-                if (isinstance(arg, Name) and arg.id not in inside and plain_name(arg.id) == plain_name(name)
-                        and _is_tensor(types.get(arg.id))):
+                if (
+                    isinstance(arg, Name)
+                    and arg.id not in inside
+                    and plain_name(arg.id) == plain_name(name)
+                    and _is_tensor(types.get(arg.id))
+                ):
                     return arg.id
     return None
 
@@ -537,8 +561,10 @@ def _decide_scope(
         return diagnostic(code, message, line, col, function=fn.name, subject=callee, fixable=fixable)
 
     if verdict.literal_nonpositive:
-        message = (f"spmd scope '{callee}' has a literal non-positive core_num {fold_constant(count, prefix)}: "
-                   "a zero-block SPMD launch raises an AICPU exception.")  # fmt: skip
+        message = (
+            f"spmd scope '{callee}' has a literal non-positive core_num {fold_constant(count, prefix)}: "
+            "a zero-block SPMD launch raises an AICPU exception."
+        )
         return LaunchDecision(**base, outcome="rejected", reason=verdict.reason), [diag("SP303", message)]  # type: ignore[arg-type]
     outputs = _scope_outputs(fn, scope)
     slots: list[ResultSlot] = []
@@ -553,17 +579,38 @@ def _decide_scope(
         slots.append(ResultSlot(i, False, True, source, types.get(name)))
     if unmapped:
         listed = ", ".join(f"'{plain_name(n)}'" for n in unmapped)
-        message = (f"spmd scope '{callee}' may have a non-positive core_num `{count_text}`, and {listed} computed "
-                   "inside it is read after it but is no caller tensor the empty path could preserve.")  # fmt: skip
-        decision = LaunchDecision(**base, outcome="rejected", reason=verdict.reason, outputs=tuple(outputs),  # type: ignore[arg-type]
-                                  slots=tuple(slots))  # fmt: skip
+        message = (
+            f"spmd scope '{callee}' may have a non-positive core_num `{count_text}`, and {listed} computed "
+            "inside it is read after it but is no caller tensor the empty path could preserve."
+        )
+        decision = LaunchDecision(
+            **base,  # type: ignore[arg-type]
+            outcome="rejected",
+            reason=verdict.reason,
+            outputs=tuple(outputs),
+            slots=tuple(slots),
+        )
         return decision, [diag("SP302", message)]
     cex = verdict.counterexample if verdict.outcome == "refuted" else None
-    why = describe(verdict.counterexample) if cex is not None else f"core_num >= 1 is unproven: {verdict.reason}"
-    info = diag("SP310", f"spmd scope '{callee}' may have a non-positive core_num `{count_text}` ({why}); guarded "
-                         "with `if core_num > 0`, the empty path keeps the caller's output tensors.", fixable=True)
-    decision = LaunchDecision(**base, outcome="guarded", counterexample=cex, reason=verdict.reason,  # type: ignore[arg-type]
-                              outputs=tuple(outputs), slots=tuple(slots))  # fmt: skip
+    why = (
+        describe(verdict.counterexample)
+        if cex is not None
+        else f"core_num >= 1 is unproven: {verdict.reason}"
+    )
+    info = diag(
+        "SP310",
+        f"spmd scope '{callee}' may have a non-positive core_num `{count_text}` ({why}); guarded "
+        "with `if core_num > 0`, the empty path keeps the caller's output tensors.",
+        fixable=True,
+    )
+    decision = LaunchDecision(
+        **base,  # type: ignore[arg-type]
+        outcome="guarded",
+        counterexample=cex,
+        reason=verdict.reason,
+        outputs=tuple(outputs),
+        slots=tuple(slots),
+    )
     return decision, [info]
 
 
@@ -588,9 +635,15 @@ class _Facts:
 
 
 def _decide_one(
-    program: Program, fn: Function, callee: Function, call: Call, stmt: Stmt, ctx: _Context,
-    types: _VarTypes, facts: _Facts,
-) -> tuple[LaunchDecision, list[Diagnostic]]:  # fmt: skip
+    program: Program,
+    fn: Function,
+    callee: Function,
+    call: Call,
+    stmt: Stmt,
+    ctx: _Context,
+    types: _VarTypes,
+    facts: _Facts,
+) -> tuple[LaunchDecision, list[Diagnostic]]:
     prefix = program.prefix
     launched = call_target(call, prefix)
     assert launched is not None  # the rules list launches of program functions only
@@ -600,15 +653,24 @@ def _decide_one(
     count_text = print_expr(count, prefix)
     line, col = call.span.line, call.span.col
     target = stmt.targets[0] if isinstance(stmt, Assign) and len(stmt.targets) == 1 else None
-    base = dict(function=fn.name, callee=callee.name, line=line, column=col, core_num=count_text,
-                target=target, form=form)  # fmt: skip
+    base = dict(
+        function=fn.name,
+        callee=callee.name,
+        line=line,
+        column=col,
+        core_num=count_text,
+        target=target,
+        form=form,
+    )
 
     verdict = ctx.verdict(count, types.dtypes, prefix)
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
 
     def diag(code: str, message: str, subject: str | None = None, fixable: bool = False) -> Diagnostic:
-        return diagnostic(code, message, line, col, function=fn.name, subject=subject or callee.name, fixable=fixable)
+        return diagnostic(
+            code, message, line, col, function=fn.name, subject=subject or callee.name, fixable=fixable
+        )
 
     diags: list[Diagnostic] = []
     op = callee.name
@@ -617,9 +679,14 @@ def _decide_one(
     mapping = map_arguments([p.direction for p in callee.params], len(args))
     arguments: list[Expr | None] = [None] * len(callee.params)
     if mapping is None:
-        diags.append(diag("SP301", f"launch '{op}' passes {len(args)} arguments to {len(callee.params)} parameters "
-                                   f"({sum(p.direction == 'In' for p in callee.params)} In); every In parameter and "
-                                   "every preallocated Out/InOut tensor must be passed in parameter order."))
+        diags.append(
+            diag(
+                "SP301",
+                f"launch '{op}' passes {len(args)} arguments to {len(callee.params)} parameters "
+                f"({sum(p.direction == 'In' for p in callee.params)} In); every In parameter and "
+                "every preallocated Out/InOut tensor must be passed in parameter order.",
+            )
+        )
     else:
         arguments = [args[k] if k is not None else None for k in mapping]
     missing: list[tuple[str, int]] = []
@@ -630,16 +697,33 @@ def _decide_one(
                 missing.append((pname, i))
         if missing:
             listed = " ".join(f"'{p}' (parameter {i})" for p, i in missing)
-            diags.append(diag("SP301", f"launch '{op}' may have a non-positive core_num; output tensors {listed} "
-                                       "are not preallocated. Allocate and pass every Out/InOut tensor before "
-                                       "this launch.", subject=missing[0][0]))
+            diags.append(
+                diag(
+                    "SP301",
+                    f"launch '{op}' may have a non-positive core_num; output tensors {listed} "
+                    "are not preallocated. Allocate and pass every Out/InOut tensor before "
+                    "this launch.",
+                    subject=missing[0][0],
+                )
+            )
 
     if verdict.literal_nonpositive:
         value = fold_constant(count, prefix)
-        diags.insert(0, diag("SP303", f"launch '{op}' has a literal non-positive core_num {value}: a zero-block "
-                                      "SPMD launch raises an AICPU exception."))
-        decision = LaunchDecision(**base, outcome="rejected", counterexample=dict(verdict.counterexample),  # type: ignore[arg-type]
-                                  reason=verdict.reason, missing_outputs=tuple(missing))
+        diags.insert(
+            0,
+            diag(
+                "SP303",
+                f"launch '{op}' has a literal non-positive core_num {value}: a zero-block "
+                "SPMD launch raises an AICPU exception.",
+            ),
+        )
+        decision = LaunchDecision(
+            **base,  # type: ignore[arg-type]
+            outcome="rejected",
+            counterexample=dict(verdict.counterexample),
+            reason=verdict.reason,
+            missing_outputs=tuple(missing),
+        )
         return decision, diags
 
     # Result slots: callee return order, a Submit's TaskId last.
@@ -649,32 +733,69 @@ def _decide_one(
         if slot.escapes and not slot.task_id and slot.preserved is None:
             if facts.ret_params.get(slot.index) in missing_params:
                 continue  # already named by SP301
-            diags.append(diag("SP302", f"launch '{op}' return {slot.index} cannot be mapped to a caller-provided "
-                                       "Tensor parameter. Return a preallocated Out/InOut parameter for a "
-                                       "potentially empty launch.", subject=target))
+            diags.append(
+                diag(
+                    "SP302",
+                    f"launch '{op}' return {slot.index} cannot be mapped to a caller-provided "
+                    "Tensor parameter. Return a preallocated Out/InOut parameter for a "
+                    "potentially empty launch.",
+                    subject=target,
+                )
+            )
     for name in facts.shared:
-        diags.append(diag("SP302", f"compiler GM pipe buffer '{name}' has multiple uses; cannot move its "
-                                   "allocation into a potentially empty launch.", subject=name))
+        diags.append(
+            diag(
+                "SP302",
+                f"compiler GM pipe buffer '{name}' has multiple uses; cannot move its "
+                "allocation into a potentially empty launch.",
+                subject=name,
+            )
+        )
 
     cex = dict(verdict.counterexample) if verdict.outcome == "refuted" else None
     if diags:
-        return LaunchDecision(**base, outcome="rejected", counterexample=cex, reason=verdict.reason,  # type: ignore[arg-type]
-                              slots=slots, missing_outputs=tuple(missing)), diags
-    why = describe(verdict.counterexample) if cex is not None else f"core_num >= 1 is unproven: {verdict.reason}"
-    info = diag("SP310", f"launch '{op}' may have a non-positive core_num `{count_text}` ({why}); guarded with "
-                         f"`if core_num > 0`, the empty path keeps the caller's output tensors.", fixable=True)
+        return LaunchDecision(
+            **base,  # type: ignore[arg-type]
+            outcome="rejected",
+            counterexample=cex,
+            reason=verdict.reason,
+            slots=slots,
+            missing_outputs=tuple(missing),
+        ), diags
+    why = (
+        describe(verdict.counterexample)
+        if cex is not None
+        else f"core_num >= 1 is unproven: {verdict.reason}"
+    )
+    info = diag(
+        "SP310",
+        f"launch '{op}' may have a non-positive core_num `{count_text}` ({why}); guarded with "
+        f"`if core_num > 0`, the empty path keeps the caller's output tensors.",
+        fixable=True,
+    )
     tuple_result = form != "call" or _return_count(callee) > 1
     decision = LaunchDecision(
-        **base, outcome="guarded", counterexample=cex, reason=verdict.reason, tuple_result=tuple_result,  # type: ignore[arg-type]
-        slots=slots, dead_bindings=facts.dead, scratch=facts.scratch,
+        **base,  # type: ignore[arg-type]
+        outcome="guarded",
+        counterexample=cex,
+        reason=verdict.reason,
+        tuple_result=tuple_result,
+        slots=slots,
+        dead_bindings=facts.dead,
+        scratch=facts.scratch,
     )
     return decision, [info]
 
 
 def _slots(
-    stmt: Stmt, callee: Function, form: str, arguments: list[Expr | None], types: _VarTypes,
-    facts: _Facts, prefix: str,
-) -> tuple[ResultSlot, ...]:  # fmt: skip
+    stmt: Stmt,
+    callee: Function,
+    form: str,
+    arguments: list[Expr | None],
+    types: _VarTypes,
+    facts: _Facts,
+    prefix: str,
+) -> tuple[ResultSlot, ...]:
     n_returns = _return_count(callee)
     declared: tuple[Type, ...] | None = None
     if isinstance(stmt, Assign) and isinstance(stmt.type, TupleType):
@@ -685,10 +806,14 @@ def _slots(
     n_slots = n_returns + (1 if form != "call" else 0)
     slots = []
     for i in range(n_slots):
-        own = declared[i] if declared is not None and i < len(declared) else (
-            callee.returns[i] if callee.returns and i < len(callee.returns) else None
+        own = (
+            declared[i]
+            if declared is not None and i < len(declared)
+            else (callee.returns[i] if callee.returns and i < len(callee.returns) else None)
         )
-        is_tid = (form != "call" and i == n_returns) or (isinstance(own, ScalarType) and own.dtype == "TASK_ID")
+        is_tid = (form != "call" and i == n_returns) or (
+            isinstance(own, ScalarType) and own.dtype == "TASK_ID"
+        )
         escapes = facts.all_escape or i in facts.escapes if tuple_result else facts.value_escapes
         preserved: str | None = None
         if not is_tid and (p := facts.ret_params.get(i)) is not None and p < len(arguments):
@@ -731,23 +856,48 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
             continue
         line, col = call.span.line, call.span.col
         if verdict.literal_nonpositive:
-            found.append(diagnostic("SP303", f"launch '{c}' has a literal non-positive core_num "
-                                             f"{fold_constant(count, program.prefix)}: a zero-block SPMD launch raises an AICPU "
-                                             "exception.", line, col, function=fn.name, subject=str(c)))
+            found.append(
+                diagnostic(
+                    "SP303",
+                    f"launch '{c}' has a literal non-positive core_num "
+                    f"{fold_constant(count, program.prefix)}: a zero-block SPMD launch raises an AICPU "
+                    "exception.",
+                    line,
+                    col,
+                    function=fn.name,
+                    subject=str(c),
+                )
+            )
             continue
-        found.append(Diagnostic(
-            "SP310", f"potentially non-positive SPMD launch '{c}' reached codegen without a positive guard. "
-                     "Run LegalizeSpmdLaunches before dependency analysis.",
-            line, col, fn.name, str(c), "error", False,
-        ))  # fmt: skip
+        found.append(
+            Diagnostic(
+                "SP310",
+                f"potentially non-positive SPMD launch '{c}' reached codegen without a positive guard. "
+                "Run LegalizeSpmdLaunches before dependency analysis.",
+                line,
+                col,
+                fn.name,
+                str(c),
+                "error",
+                False,
+            )
+        )
     for fn, scope, e in _scope_sites(program, lowering, derived):
         if fn.name not in types:
             types[fn.name] = _var_types(fn, program.prefix)
         decision, _ = _decide_scope(program, fn, scope, contexts[e], types[fn.name])
         if decision.outcome != "proven":
-            found.append(Diagnostic(
-                "SP310", f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
-                         "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
-                decision.line, decision.column, fn.name, decision.callee, "error", False,
-            ))  # fmt: skip
+            found.append(
+                Diagnostic(
+                    "SP310",
+                    f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
+                    "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
+                    decision.line,
+                    decision.column,
+                    fn.name,
+                    decision.callee,
+                    "error",
+                    False,
+                )
+            )
     return sorted(found, key=lambda d: d.sort_key)

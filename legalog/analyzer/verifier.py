@@ -22,17 +22,29 @@ from legalog.rules.programs import RULES_OF, VERIFIER_RULES, work
 
 _ASSERTIONS = {
     "assert_rename_survives": ("GB122", "rename `{v}` of a boundary scalar survives"),
-    "assert_derivable_left": ("GB118", "`{v}` could be computed at the call site but is still derived in the region"),
-    "assert_moving_window": ("GB119", "view `{v}` of a boundary tensor keeps a window that can differ between calls"),
+    "assert_derivable_left": (
+        "GB118",
+        "`{v}` could be computed at the call site but is still derived in the region",
+    ),
+    "assert_moving_window": (
+        "GB119",
+        "view `{v}` of a boundary tensor keeps a window that can differ between calls",
+    ),
     "assert_region_alloc": ("GB109", "allocation `{v}` is left at the top level of the region"),
-    "assert_unslotted_arg": ("GB118", "a task reads scalar `{v}`, which has no argument slot and can differ between calls"),
+    "assert_unslotted_arg": (
+        "GB118",
+        "a task reads scalar `{v}`, which has no argument slot and can differ between calls",
+    ),
 }
 
 
 def verify(
-    program: Program, runtime: str = "host_build_graph", engine: str | None = None,
-    *, passes: Collection[str] = ("graph", "spmd"),
-) -> list[Diagnostic]:  # fmt: skip
+    program: Program,
+    runtime: str = "host_build_graph",
+    engine: str | None = None,
+    *,
+    passes: Collection[str] = ("graph", "spmd"),
+) -> list[Diagnostic]:
     """The post-conditions of the passes that ran (`passes`, as `pipeline.analyze` chose them):
     after LegalizeSpmdLaunches alone a Graph is not legalized yet, and that is no finding."""
     lowering = lower(program, runtime)
@@ -54,8 +66,18 @@ def verify(
             if launch.outcome != "proven":
                 # an error, as codegen's preflight raises it: SP310's default (info) describes the
                 # guard the pass adds, and here the rewritten program still lacks one
-                found.append(Diagnostic("SP310", f"verifier: the launch of `{launch.callee}` is still not proven positive",
-                                        launch.line, launch.column, launch.function, None, "error", False))
+                found.append(
+                    Diagnostic(
+                        "SP310",
+                        f"verifier: the launch of `{launch.callee}` is still not proven positive",
+                        launch.line,
+                        launch.column,
+                        launch.function,
+                        None,
+                        "error",
+                        False,
+                    )
+                )
     return found
 
 
@@ -68,14 +90,33 @@ def _graph_findings(program: Program, lowering: Lowering, derived: Derived) -> l
             subject = var_name(str(row[1] if launch else row[0]))
             fn = str(row[0]).split("/", 1)[0]
             span = at.expr_span(str(row[0])) if launch else at.var_span(str(row[0]))
-            found.append(diagnostic(code, f"verifier: {text.format(v=subject)}", span.line, span.col,
-                                    function=fn, subject=subject))  # fmt: skip
+            found.append(
+                diagnostic(
+                    code,
+                    f"verifier: {text.format(v=subject)}",
+                    span.line,
+                    span.col,
+                    function=fn,
+                    subject=subject,
+                )
+            )
     # The pass itself, once more, on its own output: a fixpoint with nothing to reject.
     for d in graph_diagnostics(program, lowering, derived):
-        found.append(diagnostic(d.code, f"verifier: {d.message}", d.line, d.column, function=d.function, subject=d.subject))
+        found.append(
+            diagnostic(
+                d.code, f"verifier: {d.message}", d.line, d.column, function=d.function, subject=d.subject
+            )
+        )
     for decision in graph_decisions(program, lowering, derived):
         if decision.changes_anything:
             span = at.function_span(decision.function)
-            found.append(diagnostic("GB118", f"verifier: Graph `{decision.function}` still has values to hoist after legalization",
-                                    span.line, span.col, function=decision.function))
+            found.append(
+                diagnostic(
+                    "GB118",
+                    f"verifier: Graph `{decision.function}` still has values to hoist after legalization",
+                    span.line,
+                    span.col,
+                    function=decision.function,
+                )
+            )
     return found

@@ -36,9 +36,16 @@ _OUTPUT_DIRECTIONS = ("Out", "InOut")
 def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
     """Every violation, in source order."""
     sites = {fn.name: list(call_sites(program, fn)) for fn in program.functions}
-    found = [*_duplicates(program), *_calls(program, sites), *_recursion(program, sites),
-             *_integers(program), *_unannotated(program), *_refused(program), *_header(program),
-             *_core_nums(program)]  # fmt: skip
+    found = [
+        *_duplicates(program),
+        *_calls(program, sites),
+        *_recursion(program, sites),
+        *_integers(program),
+        *_unannotated(program),
+        *_refused(program),
+        *_header(program),
+        *_core_nums(program),
+    ]
     return sorted(found, key=lambda d: d.sort_key)
 
 
@@ -87,30 +94,48 @@ def _calls(program: Program, sites: Sites) -> Iterator[Diagnostic]:
         for call, name, form in sites[fn.name]:
             callee = functions.get(name)
             if callee is None:
-                yield _at("IR402", call.span, f"`{fn.name}` {'calls' if form == 'call' else 'launches'} `{name}`, "
-                                              "which the program does not define", fn.name, name)  # fmt: skip
+                yield _at(
+                    "IR402",
+                    call.span,
+                    f"`{fn.name}` {'calls' if form == 'call' else 'launches'} `{name}`, "
+                    "which the program does not define",
+                    fn.name,
+                    name,
+                )
                 continue
             got = len(call.args) - (form != "call")
             most = len(callee.params)
-            least = most if form == "call" else sum(p.direction not in _OUTPUT_DIRECTIONS for p in callee.params)
+            least = (
+                most if form == "call" else sum(p.direction not in _OUTPUT_DIRECTIONS for p in callee.params)
+            )
             if form == "call" and got < most and callee.type == "Graph":
                 continue  # a Graph call site missing parameters is GB115, the pass's own diagnostic
             if not least <= got <= most:
                 expected = str(most) if least == most else f"{least}..{most}"
-                yield _at("IR401", call.span, f"`{name}` takes {expected} argument(s), but this "
-                                              f"{'call' if form == 'call' else form} passes {got}", fn.name, name)  # fmt: skip
+                yield _at(
+                    "IR401",
+                    call.span,
+                    f"`{name}` takes {expected} argument(s), but this "
+                    f"{'call' if form == 'call' else form} passes {got}",
+                    fn.name,
+                    name,
+                )
 
 
 def _duplicates(program: Program) -> Iterator[Diagnostic]:
     seen_functions: set[str] = set()
     for fn in program.functions:
         if fn.name in seen_functions:
-            yield _at("IR403", fn.span, f"function `{fn.name}` is defined twice in the program", fn.name, fn.name)
+            yield _at(
+                "IR403", fn.span, f"function `{fn.name}` is defined twice in the program", fn.name, fn.name
+            )
         seen_functions.add(fn.name)
         seen: set[str] = set()
         for p in fn.params:
             if p.name in seen:
-                yield _at("IR403", p.span, f"`{fn.name}` declares parameter `{p.name}` twice", fn.name, p.name)
+                yield _at(
+                    "IR403", p.span, f"`{fn.name}` declares parameter `{p.name}` twice", fn.name, p.name
+                )
             seen.add(p.name)
 
 
@@ -137,7 +162,13 @@ def _recursion(program: Program, sites: Sites) -> Iterator[Diagnostic]:
                 message = f"Graph function `{fn.name}` {verb} a Graph through its own call chain ({path}): nested graphs are not supported"
                 yield _at("GB114", call.span, message, fn.name, callee)
             else:
-                yield _at("IR405", call.span, f"`{fn.name}` {verb} itself through {path}: recursion cannot run", fn.name, callee)
+                yield _at(
+                    "IR405",
+                    call.span,
+                    f"`{fn.name}` {verb} itself through {path}: recursion cannot run",
+                    fn.name,
+                    callee,
+                )
 
 
 def _components(graph: dict[str, list[str]]) -> dict[str, int]:
@@ -146,7 +177,9 @@ def _components(graph: dict[str, list[str]]) -> dict[str, int]:
     return {m: i for i, members in enumerate(strongly_connected_components(graph, graph)) for m in members}
 
 
-def _cycle(edges: dict[str, list[tuple[str, Call]]], start: str, goal: str, component: dict[str, int]) -> list[str]:
+def _cycle(
+    edges: dict[str, list[tuple[str, Call]]], start: str, goal: str, component: dict[str, int]
+) -> list[str]:
     """The shortest path start -> ... -> goal inside their component (breadth first)."""
     previous: dict[str, str | None] = {start: None}
     queue = [start]
@@ -175,17 +208,27 @@ def _integers(program: Program) -> Iterator[Diagnostic]:
         memo: dict[int, int | None] = {}
         reported: list[Span] = []
         for node in _nodes((fn.params, fn.returns, fn.body)):
-            if not isinstance(node, (Const, BinOp, UnaryOp, Call)) or any(_inside(node.span, r) for r in reported):
+            if not isinstance(node, (Const, BinOp, UnaryOp, Call)) or any(
+                _inside(node.span, r) for r in reported
+            ):
                 continue
             value = fold(node, program.prefix, memo)
             if value is not None and not in_int64(value):
                 reported.append(node.span)
-                yield _at("IR404", node.span, f"an integer constant in `{fn.name}` does not fit INT64 "
-                                              "(PyPTO's ConstInt is a 64-bit integer)", fn.name)  # fmt: skip
+                yield _at(
+                    "IR404",
+                    node.span,
+                    f"an integer constant in `{fn.name}` does not fit INT64 "
+                    "(PyPTO's ConstInt is a 64-bit integer)",
+                    fn.name,
+                )
 
 
 def _inside(span: Span, outer: Span) -> bool:
-    return (outer.line, outer.col) <= (span.line, span.col) and (span.end_line, span.end_col) <= (outer.end_line, outer.end_col)
+    return (outer.line, outer.col) <= (span.line, span.col) and (span.end_line, span.end_col) <= (
+        outer.end_line,
+        outer.end_col,
+    )
 
 
 # ------------------------------------------------------------------------- Graph annotations
@@ -203,8 +246,14 @@ def _unannotated(program: Program) -> Iterator[Diagnostic]:
                 if is_yield(stmt.value, program.prefix):
                     continue
                 names = ", ".join(f"`{t}`" for t in stmt.targets)
-                yield _at("IR406", stmt.span, f"{names} in Graph function `{fn.name}` is bound without a type "
-                                              "annotation, so the pass cannot type (or hoist) it", fn.name, stmt.targets[0])  # fmt: skip
+                yield _at(
+                    "IR406",
+                    stmt.span,
+                    f"{names} in Graph function `{fn.name}` is bound without a type "
+                    "annotation, so the pass cannot type (or hoist) it",
+                    fn.name,
+                    stmt.targets[0],
+                )
 
 
 # ------------------------------------------------------------------ what the compiler refuses
@@ -225,17 +274,25 @@ def _refused(program: Program) -> Iterator[Diagnostic]:
         line = refusal.span.line
         fn = next((f.name for f in program.functions if f.span.line <= line <= f.span.end_line), None)
         where = f"in `{fn}`" if fn is not None else "in the program"
-        yield _at(_REFUSAL_CODES[refusal.kind], refusal.span, f"Python refuses this {where}: {refusal.message}", fn)
+        yield _at(
+            _REFUSAL_CODES[refusal.kind], refusal.span, f"Python refuses this {where}: {refusal.message}", fn
+        )
 
 
 def _header(program: Program) -> Iterator[Diagnostic]:
     named = program.layout.header_name if program.layout is not None else None
     if named is not None and named != program.name:
-        yield diagnostic("IR410", f"the `# pypto.program: {named}` header names another program than the class "
-                                  f"`{program.name}`; the class's name is kept", 1, 1)  # fmt: skip
+        yield diagnostic(
+            "IR410",
+            f"the `# pypto.program: {named}` header names another program than the class "
+            f"`{program.name}`; the class's name is kept",
+            1,
+            1,
+        )
 
 
 # ---------------------------------------------------------------------------------- core_num
+
 
 def _not_integer(count: Expr) -> Const | None:
     """A constant in `count` that makes it other than an integer (a float, a string, a bool,
@@ -255,8 +312,19 @@ def _core_nums(program: Program) -> Iterator[Diagnostic]:
     positive (`core_num = 0 when 2.5 = 0` would be the prover's nonsense), nor one a runtime reads."""
     for fn in program.functions:
         for node in _nodes(fn.body):
-            if isinstance(node, Call) and (count := core_num(node)) is not None and (bad := _not_integer(count)):
-                launched = target.callee if (target := call_target(node, program.prefix)) is not None else node.func
-                yield _at("SP304", count.span, f"the launch of `{launched}` in `{fn.name}` has a core_num with the "
-                                               f"non-integer constant {bad.value!r}: a block count is an integer",
-                          fn.name, launched)  # fmt: skip
+            if (
+                isinstance(node, Call)
+                and (count := core_num(node)) is not None
+                and (bad := _not_integer(count))
+            ):
+                launched = (
+                    target.callee if (target := call_target(node, program.prefix)) is not None else node.func
+                )
+                yield _at(
+                    "SP304",
+                    count.span,
+                    f"the launch of `{launched}` in `{fn.name}` has a core_num with the "
+                    f"non-integer constant {bad.value!r}: a block count is an integer",
+                    fn.name,
+                    launched,
+                )

@@ -322,7 +322,12 @@ class _FunctionLowering:
         self.block(stmt.body, sid, f"{sid}/body")
         # The value a body yields flows back into the iteration arguments on the next trip.
         last = stmt.body[-1] if stmt.body else None
-        if stmt.iter_args and isinstance(last, Assign) and isinstance(last.value, Call) and is_yield(last.value, self.pl):
+        if (
+            stmt.iter_args
+            and isinstance(last, Assign)
+            and isinstance(last.value, Call)
+            and is_yield(last.value, self.pl)
+        ):
             for name, yielded in zip(stmt.iter_args, last.value.args):
                 if isinstance(yielded, Name):
                     add("carried", self.v(name), self.expr(yielded, sid))
@@ -366,7 +371,11 @@ class _FunctionLowering:
             case DictExpr(keys=keys, values=values):
                 add("expr", eid, "dict", "")
                 for key, value in zip(keys, values):
-                    if isinstance(key, Const) and isinstance(key.value, str) and _worth_lowering(key.value, value):
+                    if (
+                        isinstance(key, Const)
+                        and isinstance(key.value, str)
+                        and _worth_lowering(key.value, value)
+                    ):
                         add("kwarg", eid, key.value, self.expr(value, sid, in_predicate))
             case Subscript(value=value, index=index):
                 is_proj = isinstance(value, Name) and constant_int(index) is not None
@@ -404,7 +413,12 @@ class _FunctionLowering:
             # the fact names the builtin as the DSL does (`min`, whichever spelling was read)
             add("expr", eid, "arith" if builtin is not None else "op", builtin or op)
             self._operands(eid, args, sid, in_predicate)
-            if op in ("tensor.read", "tensor.write") and not in_predicate and args and isinstance(args[0], Name):
+            if (
+                op in ("tensor.read", "tensor.write")
+                and not in_predicate
+                and args
+                and isinstance(args[0], Name)
+            ):
                 add("host_access", eid, self.v(args[0].id), op.split(".")[1])
         for kw in call.kwargs:
             if kw.name == "attrs" and isinstance(kw.value, DictExpr) and callee is not None:

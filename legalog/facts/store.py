@@ -27,7 +27,11 @@ class FactStore:
             raise ValueError(f"{decl.signature()}: got {len(row)} columns")
         for col, value in zip(decl.columns, row):
             want_int = col.type == "int"
-            if isinstance(value, bool) or isinstance(value, int) != want_int or not isinstance(value, (int, str)):
+            if (
+                isinstance(value, bool)
+                or isinstance(value, int) != want_int
+                or not isinstance(value, (int, str))
+            ):
                 raise TypeError(f"{decl.signature()}: column {col.name} got {value!r}")
         self._rows[relation].append(row)
 
@@ -49,7 +53,9 @@ class FactStore:
         return {name: len(rows) for name, rows in self._rows.items()}
 
 
-def write_facts(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation], out_dir: Path) -> list[Path]:
+def write_facts(
+    relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation], out_dir: Path
+) -> list[Path]:
     """Write one `<relation>.facts` TSV per relation plus `schema.dl` declarations, atomically:
     everything is written to a staging folder beside `out_dir`, which then takes its place by
     rename.  Afterwards `out_dir` is the old folder or the complete new one, and nothing staged is
@@ -57,7 +63,9 @@ def write_facts(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation
     that are not `.facts` or `schema.dl` would be lost): anything else is refused."""
     out_dir = Path(out_dir)
     if out_dir.exists() and not _replaceable(out_dir):
-        raise FileExistsError(errno.EEXIST, "not an empty folder or a facts export; give a new folder", str(out_dir))
+        raise FileExistsError(
+            errno.EEXIST, "not an empty folder or a facts export; give a new folder", str(out_dir)
+        )
     staging: Path | None = None
     retired: Path | None = None
     try:
@@ -97,8 +105,9 @@ def _replaceable(folder: Path) -> bool:
     return all(p.is_file() and (p.suffix == ".facts" or p.name == "schema.dl") for p in folder.iterdir())
 
 
-def _write_export(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation], staging: Path,
-                  out_dir: Path) -> list[Path]:  # fmt: skip
+def _write_export(
+    relations: Mapping[str, Iterable[Row]], decls: Iterable[Relation], staging: Path, out_dir: Path
+) -> list[Path]:
     written: list[Path] = []
     decl_lines: list[str] = []
     for decl in decls:
@@ -106,7 +115,9 @@ def _write_export(relations: Mapping[str, Iterable[Row]], decls: Iterable[Relati
         text = "".join("\t".join(_cell(c) for c in row) + "\n" for row in rows)
         (staging / f"{decl.name}.facts").write_text(text, encoding="utf-8")
         written.append(out_dir / f"{decl.name}.facts")
-        cols = ", ".join(f"{c.name.lower()}:{'number' if c.type == 'int' else 'symbol'}" for c in decl.columns)
+        cols = ", ".join(
+            f"{c.name.lower()}:{'number' if c.type == 'int' else 'symbol'}" for c in decl.columns
+        )
         decl_lines.append(f"// {decl.meaning} [{decl.serves}]\n.decl {decl.name}({cols})\n")
     (staging / "schema.dl").write_text("".join(decl_lines), encoding="utf-8")
     return written

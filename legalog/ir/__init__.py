@@ -9,8 +9,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_HOME = {"ParseError": "errors", "parse": "parser", "parse_file": "parser", "print_expr": "printer",
-         "print_function": "printer", "print_program": "printer", "print_type": "printer"}  # fmt: skip
+_HOME = {
+    "ParseError": "errors",
+    "parse": "parser",
+    "parse_file": "parser",
+    "print_expr": "printer",
+    "print_function": "printer",
+    "print_program": "printer",
+    "print_type": "printer",
+}
 
 
 def __getattr__(name: str) -> Any:

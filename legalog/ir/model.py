@@ -9,8 +9,6 @@ Names follow IR_FORMAT.md (`../shared/design/IR_FORMAT.md`): expressions (§6), 
 statements (§5), functions (§3) and the module (§2).
 """
 
-
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -164,7 +162,19 @@ class Opaque:
 
 
 Expr: TypeAlias = (
-    Name | Const | Dotted | BinOp | UnaryOp | Compare | BoolOp | Call | ListExpr | TupleExpr | DictExpr | Subscript | Opaque
+    Name
+    | Const
+    | Dotted
+    | BinOp
+    | UnaryOp
+    | Compare
+    | BoolOp
+    | Call
+    | ListExpr
+    | TupleExpr
+    | DictExpr
+    | Subscript
+    | Opaque
 )
 
 # ---------------------------------------------------------------------------------------- types

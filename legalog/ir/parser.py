@@ -67,18 +67,35 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 _INDENT = " \t\f"  # what may precede a statement or comment on its line
 
 _BINOPS: dict[type, str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-    ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
-}  # fmt: skip
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+}
 _CMPOPS: dict[type, str] = {
-    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
-}  # fmt: skip
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+}
 _UNARYOPS: dict[type, str] = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 _DIRECTIONS = {"InOut": "InOut", "Out": "Out", "In": "In"}
 MAX_EXPR_DEPTH = 256  # operators one expression may nest (every walk after the reader stays within it)
 
 
-def parse(text: str, path: str | None = None, *, reuse: Mapping[tuple[str, str], Function] | None = None) -> Program:
+def parse(
+    text: str, path: str | None = None, *, reuse: Mapping[tuple[str, str], Function] | None = None
+) -> Program:
     """Parse dump text into a `Program`.  Raises `ParseError` (path, line, column, reason).
 
     `reuse`, for a reading that is only compared with the program it was printed from
@@ -99,7 +116,9 @@ def parse(text: str, path: str | None = None, *, reuse: Mapping[tuple[str, str],
                 module = ast.parse(text, filename=path or "<input>")
         except SyntaxError as err:
             reason = err.msg or "invalid syntax"
-            raise ParseError(f"invalid Python syntax: {reason}", path, err.lineno or 1, err.offset or 1) from None
+            raise ParseError(
+                f"invalid Python syntax: {reason}", path, err.lineno or 1, err.offset or 1
+            ) from None
         except (RecursionError, MemoryError):
             raise ParseError("nesting too deep to read", path) from None
         lines = source_lines(text)  # split once: the column fix-up and the reader share it
@@ -128,7 +147,9 @@ def parse_bytes(data: bytes, name: str) -> Program:
     except UnicodeDecodeError as err:
         before = data[: err.start].decode("utf-8", "replace")
         line, col = _position(before, len(before))
-        raise ParseError(f"not UTF-8 text: byte 0x{data[err.start]:02x} cannot be decoded", name, line, col) from None
+        raise ParseError(
+            f"not UTF-8 text: byte 0x{data[err.start]:02x} cannot be decoded", name, line, col
+        ) from None
     return parse(text, name)
 
 
@@ -161,7 +182,9 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 
 
 def _span(node: ast.AST) -> Span:
-    return Span(node.lineno, node.col_offset + 1, node.end_lineno or node.lineno, (node.end_col_offset or 0) + 1)  # type: ignore[attr-defined]
+    # every node the parser locates is a statement, an expression or an argument: all carry these
+    at: Any = node
+    return Span(at.lineno, at.col_offset + 1, at.end_lineno or at.lineno, (at.end_col_offset or 0) + 1)
 
 
 def dotted_name(node: ast.expr) -> str | None:
@@ -225,8 +248,10 @@ class _Reader:
             raise self.error(f"program `{cls.name}` has no `@{self.prefix}.function` method", cls)
         spans = tuple(self._function_span(m) for m in methods)
         known = reuse or {}
-        functions = tuple(known.get((self.prefix, self.text[start:end])) or self.function(m)
-                          for m, (start, end) in zip(methods, spans))  # fmt: skip
+        functions = tuple(
+            known.get((self.prefix, self.text[start:end])) or self.function(m)
+            for m, (start, end) in zip(methods, spans)
+        )
         indent, step = self._indents(methods[0])
         newline = found.group() if (found := _NEWLINE.search(self.text)) else "\n"
         # The class is the program's name, as PyPTO's parser takes it; a header that says otherwise
@@ -259,7 +284,9 @@ class _Reader:
         return DEFAULT_PREFIX
 
     def _dynamic_dim(self, node: ast.stmt) -> str | None:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        if not (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
             return None
         value = node.value
         if isinstance(value, ast.Call) and dotted_name(value.func) == f"{self.prefix}.dynamic":
@@ -397,14 +424,30 @@ class _Reader:
                 return ExprStmt(self.expr(value), comments=comments, span=span)
             case ast.For(orelse=[]):
                 index, iter_args, carried = self._for_target(node.target)
-                return For(index, iter_args, carried, self.expr(node.iter), self.block(node.body), comments=comments, span=span)
+                return For(
+                    index,
+                    iter_args,
+                    carried,
+                    self.expr(node.iter),
+                    self.block(node.body),
+                    comments=comments,
+                    span=span,
+                )
             case ast.While(orelse=[]):
                 return While(self.expr(node.test), self.block(node.body), comments=comments, span=span)
             case ast.If():
-                return If(self.expr(node.test), self.block(node.body), self.block(node.orelse), comments=comments, span=span)
+                return If(
+                    self.expr(node.test),
+                    self.block(node.body),
+                    self.block(node.orelse),
+                    comments=comments,
+                    span=span,
+                )
             case ast.With(items=[item]):
                 as_name = self._with_target(item.optional_vars)
-                return With(self.expr(item.context_expr), as_name, self.block(node.body), comments=comments, span=span)
+                return With(
+                    self.expr(item.context_expr), as_name, self.block(node.body), comments=comments, span=span
+                )
             case ast.Return(value=None):
                 return Return((), comments=comments, span=span)
             case ast.Return(value=ast.Tuple(elts=elts)):
@@ -460,8 +503,11 @@ class _Reader:
         self.depth += 1
         try:
             if self.depth > MAX_EXPR_DEPTH:
-                raise self.error(f"expression nested more than {MAX_EXPR_DEPTH} operators deep: "
-                                 "split it into named intermediate values", node)  # fmt: skip
+                raise self.error(
+                    f"expression nested more than {MAX_EXPR_DEPTH} operators deep: "
+                    "split it into named intermediate values",
+                    node,
+                )
             reader = self._expr_readers.get(type(node))
             return reader(node) if reader is not None else self._opaque(node)
         finally:
@@ -511,7 +557,11 @@ class _Reader:
 
     def _call(self, node: ast.Call) -> Expr:
         func = dotted_name(node.func)
-        if func is None or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        if (
+            func is None
+            or any(isinstance(a, ast.Starred) for a in node.args)
+            or any(k.arg is None for k in node.keywords)
+        ):
             return self._opaque(node)
         if func == f"{self.prefix}.const" and len(node.args) == 2 and not node.keywords:
             typed = self._typed_const(node)
@@ -523,12 +573,19 @@ class _Reader:
     def _typed_const(self, node: ast.Call) -> Const | None:
         value = self.expr(node.args[0])
         dtype = self._dtype(node.args[1])
-        if not isinstance(value, Const) or dtype is None or isinstance(value.value, (str, bool)) or value.value is None:
+        if (
+            not isinstance(value, Const)
+            or dtype is None
+            or isinstance(value.value, (str, bool))
+            or value.value is None
+        ):
             return None
         return Const(value.value, dtype, span=_span(node))
 
     def _keywords(self, node: ast.Call) -> tuple[Keyword, ...]:
-        return tuple(Keyword(k.arg, self.expr(k.value), span=_span(k)) for k in node.keywords if k.arg is not None)
+        return tuple(
+            Keyword(k.arg, self.expr(k.value), span=_span(k)) for k in node.keywords if k.arg is not None
+        )
 
     def _dict(self, node: ast.Dict) -> Expr:
         if any(k is None for k in node.keys):
@@ -544,8 +601,12 @@ class _Reader:
 
 _RefusalKind = Literal["jump", "async", "yield", "compile"]
 _REFUSED_KINDS: tuple[tuple[str, _RefusalKind], ...] = (
-    ("'break'", "jump"), ("'continue'", "jump"), ("'await'", "async"), ("asynchronous", "async"), ("'yield'", "yield"),
-)  # fmt: skip
+    ("'break'", "jump"),
+    ("'continue'", "jump"),
+    ("'await'", "async"),
+    ("asynchronous", "async"),
+    ("'yield'", "yield"),
+)
 
 
 # the words without which no method holds a jump, an await or a yield: a text none of them
@@ -567,7 +628,9 @@ def _refusals(module: ast.Module, methods: list[ast.FunctionDef], text: str) -> 
             compile(module, "<input>", "exec", dont_inherit=True)
     except SyntaxError as err:
         line, col = err.lineno or 1, err.offset or 1
-        kind: _RefusalKind = next((k for prefix, k in _REFUSED_KINDS if err.msg.startswith(prefix)), "compile")
+        kind: _RefusalKind = next(
+            (k for prefix, k in _REFUSED_KINDS if err.msg.startswith(prefix)), "compile"
+        )
         if not any(r.kind == kind and r.span.line == line for r in found.values()):  # said once per line
             found[(line, col)] = Refusal(kind, err.msg, Span(line, col, line, col))
     except (RecursionError, MemoryError, ValueError):
@@ -605,10 +668,21 @@ def _body_refusals(method: ast.FunctionDef) -> list[Refusal]:
 
 def _describe(node: ast.AST) -> str:
     kinds = {
-        ast.FunctionDef: "nested `def`", ast.ClassDef: "nested `class`", ast.Import: "`import`",
-        ast.ImportFrom: "`import`", ast.Try: "`try`", ast.Assert: "`assert`", ast.Raise: "`raise`",
-        ast.Delete: "`del`", ast.Global: "`global`", ast.Nonlocal: "`nonlocal`", ast.AugAssign: "augmented assignment",
-        ast.AnnAssign: "annotation without a value", ast.Assign: "assignment to a non-name target",
-        ast.For: "`for ... else`", ast.While: "`while ... else`", ast.With: "`with` of several items",
-    }  # fmt: skip
+        ast.FunctionDef: "nested `def`",
+        ast.ClassDef: "nested `class`",
+        ast.Import: "`import`",
+        ast.ImportFrom: "`import`",
+        ast.Try: "`try`",
+        ast.Assert: "`assert`",
+        ast.Raise: "`raise`",
+        ast.Delete: "`del`",
+        ast.Global: "`global`",
+        ast.Nonlocal: "`nonlocal`",
+        ast.AugAssign: "augmented assignment",
+        ast.AnnAssign: "annotation without a value",
+        ast.Assign: "assignment to a non-name target",
+        ast.For: "`for ... else`",
+        ast.While: "`while ... else`",
+        ast.With: "`with` of several items",
+    }
     return kinds.get(type(node), type(node).__name__)

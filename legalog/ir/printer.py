@@ -90,15 +90,35 @@ POWER = 12
 ATOM = 13
 
 _BINOP_PREC: dict[str, int] = {
-    "|": BOR, "^": BXOR, "&": BAND, "<<": SHIFT, ">>": SHIFT, "+": ARITH, "-": ARITH,
-    "*": TERM, "/": TERM, "//": TERM, "%": TERM, "**": POWER,
-}  # fmt: skip
+    "|": BOR,
+    "^": BXOR,
+    "&": BAND,
+    "<<": SHIFT,
+    ">>": SHIFT,
+    "+": ARITH,
+    "-": ARITH,
+    "*": TERM,
+    "/": TERM,
+    "//": TERM,
+    "%": TERM,
+    "**": POWER,
+}
 _BOOLOP_PREC = {"or": OR, "and": AND}
 _AST_BINOP_PREC: dict[type, int] = {
-    ast.BitOr: BOR, ast.BitXor: BXOR, ast.BitAnd: BAND, ast.LShift: SHIFT, ast.RShift: SHIFT,
-    ast.Add: ARITH, ast.Sub: ARITH, ast.Mult: TERM, ast.MatMult: TERM, ast.Div: TERM,
-    ast.FloorDiv: TERM, ast.Mod: TERM, ast.Pow: POWER,
-}  # fmt: skip
+    ast.BitOr: BOR,
+    ast.BitXor: BXOR,
+    ast.BitAnd: BAND,
+    ast.LShift: SHIFT,
+    ast.RShift: SHIFT,
+    ast.Add: ARITH,
+    ast.Sub: ARITH,
+    ast.Mult: TERM,
+    ast.MatMult: TERM,
+    ast.Div: TERM,
+    ast.FloorDiv: TERM,
+    ast.Mod: TERM,
+    ast.Pow: POWER,
+}
 
 # One piece of printed output: literal text, or an expression still to print.
 Piece: TypeAlias = "str | Expr | Keyword"
@@ -191,7 +211,9 @@ def _operand(e: Expr, need: int) -> list[Piece]:
     return ["(", e, ")"] if _prec(e) < need else [e]
 
 
-def _joined(items: tuple[Expr, ...] | tuple[Keyword, ...] | list[Expr | Keyword], sep: str = ", ") -> list[Piece]:
+def _joined(
+    items: tuple[Expr, ...] | tuple[Keyword, ...] | list[Expr | Keyword], sep: str = ", "
+) -> list[Piece]:
     pieces: list[Piece] = []
     for i, item in enumerate(items):
         if i:
@@ -503,7 +525,9 @@ def _signature(f: Function, prefix: str) -> str:
     return f"def {f.name}({', '.join(params)}){_returns(f, prefix)}:"
 
 
-def print_function(f: Function, indent: str = STEP, prefix: str = DEFAULT_PREFIX, step: str = STEP, newline: str = "\n") -> str:
+def print_function(
+    f: Function, indent: str = STEP, prefix: str = DEFAULT_PREFIX, step: str = STEP, newline: str = "\n"
+) -> str:
     """One `@pl.function` method in PyPTO's raw style, indented by `indent` plus `step` per block
     level, each line ended by `newline` (a reprinted function takes the layout of its dump)."""
     try:
@@ -529,7 +553,11 @@ def _reindented(line: str, indent: str, step: str) -> str:
 
 
 def _import_line(prefix: str) -> str:
-    return "import pypto.language as pl" if prefix == DEFAULT_PREFIX else f"from pypto import language as {prefix}"
+    return (
+        "import pypto.language as pl"
+        if prefix == DEFAULT_PREFIX
+        else f"from pypto import language as {prefix}"
+    )
 
 
 def _header(p: Program) -> str:
@@ -546,7 +574,9 @@ def _canonical(p: Program) -> str:
 
 
 _CLASS_RE = re.compile(r"^class\s+(\w+)\s*[:(]", re.MULTILINE)
-_IMPORT_RE = re.compile(r"^(?:import pypto\.language as (\w+)|from pypto import language as (\w+))\s*$", re.MULTILINE)
+_IMPORT_RE = re.compile(
+    r"^(?:import pypto\.language as (\w+)|from pypto import language as (\w+))\s*$", re.MULTILINE
+)
 _DYNAMIC_RE = re.compile(r"^(\w+)\s*=\s*(\w+)\.dynamic\(", re.MULTILINE)
 
 
@@ -611,11 +641,15 @@ def print_checked(p: Program) -> str:
     text = print_program(p)
     lay, read = p.layout, {}
     if lay is not None and lay.function_spans and _spans_valid(lay):
-        read = {(p.prefix, lay.text[s:e]): f for f, (s, e) in zip(lay.originals, lay.function_spans, strict=True)}
+        read = {
+            (p.prefix, lay.text[s:e]): f for f, (s, e) in zip(lay.originals, lay.function_spans, strict=True)
+        }
     try:
         again = parse(text, reuse=read)
     except ParseError as err:
-        raise PrintError(f"the program legalog would write does not read back ({err.line}:{err.col}: {err.reason})") from None
+        raise PrintError(
+            f"the program legalog would write does not read back ({err.line}:{err.col}: {err.reason})"
+        ) from None
     if again != p:
         differs = [f.name for f, g in zip(p.functions, again.functions) if f != g]
         what = f"function `{differs[0]}`" if differs else "the program's name, dims or functions"

@@ -132,7 +132,9 @@ class _Versioner:
     def run(self) -> VersionedFunction:
         params = []
         for p in self.fn.params:
-            params.append(replace(p, type=substitute(p.type, self.current_name), name=self.bind(p.name, "ssa", p.type)))
+            params.append(
+                replace(p, type=substitute(p.type, self.current_name), name=self.bind(p.name, "ssa", p.type))
+            )
         body = self.block(self.fn.body, frozenset())
         fn = replace(self.fn, params=tuple(params), body=body)
         return VersionedFunction(
@@ -162,7 +164,13 @@ class _Versioner:
         def find(name: str) -> Expr | None:
             internal = self.current.get(name)
             if internal is None and name in self.bound:
-                self.declined.append(Declined(span, name, f"is read where no binding reaches it on every path (ConvertToSSA leaves it `{name}__FREE_VAR`)"))
+                self.declined.append(
+                    Declined(
+                        span,
+                        name,
+                        f"is read where no binding reaches it on every path (ConvertToSSA leaves it `{name}__FREE_VAR`)",
+                    )
+                )
                 return Name(f"{name}__FREE_VAR")  # what PyPTO prints for it
             return None if internal is None else Name(internal)
 
@@ -227,13 +235,20 @@ class _Versioner:
         after_else = dict(self.current)
         self.current = dict(before)
         merged = sorted(
-            n for n in set(after_then) | set(after_else)
+            n
+            for n in set(after_then) | set(after_else)
             if (n in before and (after_then.get(n) != before[n] or after_else.get(n) != before[n]))
             or (n not in before and n in after_then and n in after_else)
-        )  # fmt: skip
+        )
         own = then_yield.targets if then_yield is not None else ()
         if merged and own:
-            self.declined.append(Declined(stmt.span, merged[0], "is rebound inside an `if` that yields values of its own (ConvertToSSA would overwrite those yields)"))
+            self.declined.append(
+                Declined(
+                    stmt.span,
+                    merged[0],
+                    "is rebound inside an `if` that yields values of its own (ConvertToSSA would overwrite those yields)",
+                )
+            )
             merged = []
         phis = []
         for n in merged:
@@ -242,8 +257,12 @@ class _Versioner:
             self.synthesized.add(phi)
             phis.append((phi, then_var, else_var))
         own_targets = tuple(self.bind(n, "rv", then_yield.type if then_yield else None) for n in own)
-        new_then = new_then + self.yield_stmt(then_yield, own_targets, then_values, [(p, t) for p, t, _ in phis], stmt.span)
-        new_else = new_else + self.yield_stmt(else_yield, own_targets, else_values, [(p, e) for p, _, e in phis], stmt.span)
+        new_then = new_then + self.yield_stmt(
+            then_yield, own_targets, then_values, [(p, t) for p, t, _ in phis], stmt.span
+        )
+        new_else = new_else + self.yield_stmt(
+            else_yield, own_targets, else_values, [(p, e) for p, _, e in phis], stmt.span
+        )
         return replace(stmt, cond=cond, body=new_then, orelse=new_else)
 
     def yield_values(self, stmt: Assign | None) -> tuple[Expr, ...]:
@@ -253,13 +272,19 @@ class _Versioner:
         return tuple(self.expr(a, stmt.span) for a in stmt.value.args)
 
     def yield_stmt(
-        self, original: Assign | None, own: tuple[str, ...], values: tuple[Expr, ...],
-        added: list[tuple[str, str | None]], span: Span,
-    ) -> tuple[Stmt, ...]:  # fmt: skip
+        self,
+        original: Assign | None,
+        own: tuple[str, ...],
+        values: tuple[Expr, ...],
+        added: list[tuple[str, str | None]],
+        span: Span,
+    ) -> tuple[Stmt, ...]:
         targets = own + tuple(name for name, _ in added)
         if not targets:
             return ()
-        args = values + tuple(Name(value) if value is not None else Name(f"{name}__FREE_VAR") for name, value in added)
+        args = values + tuple(
+            Name(value) if value is not None else Name(f"{name}__FREE_VAR") for name, value in added
+        )
         t = None
         if len(targets) == 1:
             t = original.type if original is not None else self.type(self.types.get(added[0][1] or ""))
@@ -267,7 +292,9 @@ class _Versioner:
         base = original if original is not None else Assign((), None, call, span=span)
         return (replace(base, targets=targets, type=t, value=call),)
 
-    def loop_names(self, body: tuple[Stmt, ...], own: tuple[str, ...], index: str | None, future: frozenset[str]) -> list[str]:
+    def loop_names(
+        self, body: tuple[Stmt, ...], own: tuple[str, ...], index: str | None, future: frozenset[str]
+    ) -> list[str]:
         assigned = _assigned(body, self.prefix) - set(own) - ({index} if index else set())
         return sorted(n for n in assigned if n in self.current or n in future)
 
@@ -277,7 +304,13 @@ class _Versioner:
         for n in names:
             init: Expr = Name(self.current[n]) if n in self.current else Name(f"{n}__FREE_VAR")
             if n not in self.current:
-                self.declined.append(Declined(span, n, f"is first bound inside this loop and read after it, so the loop carries it out with no value before the first iteration (ConvertToSSA starts it at `{n}__FREE_VAR`)"))
+                self.declined.append(
+                    Declined(
+                        span,
+                        n,
+                        f"is first bound inside this loop and read after it, so the loop carries it out with no value before the first iteration (ConvertToSSA starts it at `{n}__FREE_VAR`)",
+                    )
+                )
             t = self.types.get(self.current.get(n, ""))
             iter_arg, result = self.fresh(n, "iter"), self.fresh(n, "rv")
             self.types[iter_arg] = self.types[result] = t
@@ -286,9 +319,13 @@ class _Versioner:
         return out
 
     def loop_body(
-        self, body: tuple[Stmt, ...], carried: list[tuple[str, str, str, Expr]], own_yield: Assign | None,
-        future: frozenset[str], span: Span,
-    ) -> tuple[tuple[Stmt, ...], tuple[Expr, ...]]:  # fmt: skip
+        self,
+        body: tuple[Stmt, ...],
+        carried: list[tuple[str, str, str, Expr]],
+        own_yield: Assign | None,
+        future: frozenset[str],
+        span: Span,
+    ) -> tuple[tuple[Stmt, ...], tuple[Expr, ...]]:
         """The converted body and the values it yields (its own first, then the carried names)."""
         new_body = self.block(body, future)
         values = self.yield_values(own_yield)
@@ -298,7 +335,9 @@ class _Versioner:
             if self.types.get(_iter) is None and last is not None:  # an escaping name: its final type
                 self.types[_iter] = self.types[_result] = self.types.get(last)
             if last is None:
-                self.declined.append(Declined(span, n, "is carried by this loop but bound on only some paths through its body"))
+                self.declined.append(
+                    Declined(span, n, "is carried by this loop but bound on only some paths through its body")
+                )
             carried_values.append(Name(last) if last is not None else Name(f"{n}__FREE_VAR"))
         return new_body, values + tuple(carried_values)
 
@@ -323,18 +362,31 @@ class _Versioner:
         for n, _iter, result, _init in carried:
             self.current[n] = result
         if not carried:
-            return replace(stmt, index=index, iterable=iterable, body=new_body + self.own_yield(own_yield, values))
+            return replace(
+                stmt, index=index, iterable=iterable, body=new_body + self.own_yield(own_yield, values)
+            )
         if not isinstance(iterable, Call):
             # `for i in xs:` has no init_values to carry a rebound name in: ConvertToSSA reads
             # only the DSL's loop calls, so there is no single value to analyse.
-            self.declined.append(Declined(stmt.span, carried[0][0], "is rebound in a loop that is no DSL loop call, "
-                                                                   "so nothing can carry it"))  # fmt: skip
+            self.declined.append(
+                Declined(
+                    stmt.span,
+                    carried[0][0],
+                    "is rebound in a loop that is no DSL loop call, so nothing can carry it",
+                )
+            )
             return replace(stmt, index=index, iterable=iterable, body=new_body)
         iter_args = stmt.iter_args + tuple(ia for _n, ia, _r, _i in carried)
         iterable = _with_inits(iterable, tuple(init for *_rest, init in carried))
         results = own + tuple(r for _n, _ia, r, _i in carried)
-        return replace(stmt, index=index, iter_args=iter_args, carried=True, iterable=iterable,
-                       body=new_body + (self.loop_yield(own_yield, results, values, stmt.span),))  # fmt: skip
+        return replace(
+            stmt,
+            index=index,
+            iter_args=iter_args,
+            carried=True,
+            iterable=iterable,
+            body=new_body + (self.loop_yield(own_yield, results, values, stmt.span),),
+        )
 
     def while_(self, stmt: While, future: frozenset[str]) -> Stmt:
         before = dict(self.current)
@@ -352,10 +404,15 @@ class _Versioner:
         inits = TupleExpr(tuple(init for *_rest, init in carried))
         head = ExprStmt(Call(f"{self.prefix}.cond", (cond,), span=stmt.span), span=stmt.span)
         results = tuple(r for _n, _ia, r, _i in carried)
-        return For(None, tuple(ia for _n, ia, _r, _i in carried), True,
-                   Call(f"{self.prefix}.while_", (), (Keyword("init_values", inits),), span=stmt.span),
-                   (head, *new_body, self.loop_yield(None, results, values, stmt.span)),
-                   comments=stmt.comments, span=stmt.span)  # fmt: skip
+        return For(
+            None,
+            tuple(ia for _n, ia, _r, _i in carried),
+            True,
+            Call(f"{self.prefix}.while_", (), (Keyword("init_values", inits),), span=stmt.span),
+            (head, *new_body, self.loop_yield(None, results, values, stmt.span)),
+            comments=stmt.comments,
+            span=stmt.span,
+        )
 
     def own_yield(self, original: Assign | None, values: tuple[Expr, ...]) -> tuple[Stmt, ...]:
         if original is None:
@@ -363,7 +420,9 @@ class _Versioner:
         assert isinstance(original.value, Call)
         return (replace(original, value=replace(original.value, args=values)),)
 
-    def loop_yield(self, original: Assign | None, results: tuple[str, ...], values: tuple[Expr, ...], span: Span) -> Assign:
+    def loop_yield(
+        self, original: Assign | None, results: tuple[str, ...], values: tuple[Expr, ...], span: Span
+    ) -> Assign:
         t = self.types.get(results[0]) if len(results) == 1 and original is None else None
         if original is not None and len(results) == 1:
             t = original.type
@@ -385,14 +444,18 @@ def _strip(body: tuple[Stmt, ...], v: VersionedFunction, prefix: str) -> tuple[S
                 head, *rest = stmt.body
                 assert isinstance(head, ExprStmt) and isinstance(head.value, Call)
                 kept = _strip_yield(tuple(rest), v, prefix)
-                out.append(While(head.value.args[0], _strip(kept, v, prefix), comments=stmt.comments, span=stmt.span))
+                out.append(
+                    While(head.value.args[0], _strip(kept, v, prefix), comments=stmt.comments, span=stmt.span)
+                )
             case For():
                 keep = [i for i, ia in enumerate(stmt.iter_args) if ia not in v.synthesized]
                 iterable = stmt.iterable
                 if isinstance(iterable, Call) and len(keep) != len(stmt.iter_args):
                     init = iterable.kwarg("init_values")
                     inits = init.elts if isinstance(init, TupleExpr) else ()
-                    iterable = _with_inits(iterable, tuple(inits[i] for i in keep if i < len(inits)), replace_all=True)
+                    iterable = _with_inits(
+                        iterable, tuple(inits[i] for i in keep if i < len(inits)), replace_all=True
+                    )
                 body = _strip(_strip_yield(stmt.body, v, prefix), v, prefix)
                 iter_args = tuple(stmt.iter_args[i] for i in keep)
                 # a loop whose every iteration argument versioning added had none in the dump
@@ -422,8 +485,14 @@ def _strip_yield(body: tuple[Stmt, ...], v: VersionedFunction, prefix: str) -> t
         return body
     args = tuple(last.value.args[i] for i in keep)
     targets = tuple(last.targets[i] for i in keep)
-    return rest + (replace(last, targets=targets, type=last.type if len(keep) == 1 else None,
-                           value=replace(last.value, args=args)),)  # fmt: skip
+    return rest + (
+        replace(
+            last,
+            targets=targets,
+            type=last.type if len(keep) == 1 else None,
+            value=replace(last.value, args=args),
+        ),
+    )
 
 
 def _derived_spellings(fn: Function, v: VersionedFunction) -> dict[str, str]:
@@ -434,7 +503,7 @@ def _derived_spellings(fn: Function, v: VersionedFunction) -> dict[str, str]:
     out: dict[str, str] = {}
     for name in sorted(bound - set(v.printed)):
         base = max((k for k in v.printed if name.startswith(k + "_")), key=len, default=None)
-        if base is not None and (spelled := v.printed[base] + name[len(base):]) not in taken:
+        if base is not None and (spelled := v.printed[base] + name[len(base) :]) not in taken:
             out[name] = spelled
             taken.add(spelled)
     return out
@@ -488,7 +557,11 @@ def _rename_sites(stmt: Stmt, name: Callable[[str], str]) -> Stmt:
         case Assign(targets=targets):
             return replace(stmt, targets=tuple(name(t) for t in targets))
         case For(index=index, iter_args=iter_args):
-            return replace(stmt, index=None if index is None else name(index), iter_args=tuple(name(a) for a in iter_args))
+            return replace(
+                stmt,
+                index=None if index is None else name(index),
+                iter_args=tuple(name(a) for a in iter_args),
+            )
         case With(as_name=as_name) if as_name is not None:
             return replace(stmt, as_name=name(as_name))
     return stmt
@@ -514,7 +587,9 @@ def _with_inits(iterable: Expr, inits: tuple[Expr, ...], replace_all: bool = Fal
     if not values:
         return replace(iterable, kwargs=others)
     span = old.span if old is not None else iterable.span
-    return replace(iterable, kwargs=(Keyword("init_values", TupleExpr(values, span=span), span=span), *others))
+    return replace(
+        iterable, kwargs=(Keyword("init_values", TupleExpr(values, span=span), span=span), *others)
+    )
 
 
 def _scope_kind(context: Expr, prefix: str) -> str:
@@ -528,7 +603,14 @@ def _reads(body: Iterable[Stmt]) -> frozenset[str]:
     found: set[str] = set()
     for stmt in walk_stmts(tuple(body)):
         match stmt:
-            case Assign(value=e) | ExprStmt(value=e) | If(cond=e) | While(cond=e) | With(context=e) | For(iterable=e):
+            case (
+                Assign(value=e)
+                | ExprStmt(value=e)
+                | If(cond=e)
+                | While(cond=e)
+                | With(context=e)
+                | For(iterable=e)
+            ):
                 found |= expr_names(e)
             case Return(values=values):
                 for v in values:
@@ -649,9 +731,7 @@ def version_program(program: Program, kinds: frozenset[str]) -> tuple[Program, d
     return replace(program, functions=functions), versions
 
 
-def unversion_program(
-    rewritten: Program, source: Program, versions: dict[str, VersionedFunction]
-) -> Program:
+def unversion_program(rewritten: Program, source: Program, versions: dict[str, VersionedFunction]) -> Program:
     """A rewritten versioned program in the dump's own style: a function nobody changed is the
     one the dump holds (so it prints byte-for-byte), a changed one goes back to the dump's names."""
     if not versions:

@@ -106,11 +106,16 @@ def _substitute_opaque(node: Opaque, lookup: Substitution) -> Opaque:
         return node
     text = re.sub(
         r"\b(" + "|".join(re.escape(n) for n in mapping) + r")\b",
-        lambda m: "(" + print_expr(mapping[m.group(1)]) + ")" if not isinstance(mapping[m.group(1)], Name)
-        else mapping[m.group(1)].id,  # type: ignore[union-attr]
+        lambda m: (
+            "(" + print_expr(mapping[m.group(1)]) + ")"
+            if not isinstance(mapping[m.group(1)], Name)
+            else mapping[m.group(1)].id  # type: ignore[union-attr]
+        ),
         node.text,
     )
-    names = tuple(sorted((set(node.names) - set(mapping)) | {n.id for n in mapping.values() if isinstance(n, Name)}))
+    names = tuple(
+        sorted((set(node.names) - set(mapping)) | {n.id for n in mapping.values() if isinstance(n, Name)})
+    )
     return Opaque(text, names, span=node.span)
 
 

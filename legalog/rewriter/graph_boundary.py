@@ -100,7 +100,11 @@ def _at_offset_zero(extra: Expr, prefix: str) -> Expr:
 
 
 def _rewrite_call_sites(
-    fn: Function, plans: dict[str, GraphDecision], originals: dict[str, Function], counter: Iterator[int], prefix: str
+    fn: Function,
+    plans: dict[str, GraphDecision],
+    originals: dict[str, Function],
+    counter: Iterator[int],
+    prefix: str,
 ) -> Function:
     taken = bound_names(fn.body) | {p.name for p in fn.params}
 
@@ -111,7 +115,9 @@ def _rewrite_call_sites(
         if target is None or target.callee not in plans:
             return None
         callee = target.callee
-        prelude, call = _extend_call(stmt.value, target.first_arg, plans[callee], originals[callee], counter, taken, prefix)
+        prelude, call = _extend_call(
+            stmt.value, target.first_arg, plans[callee], originals[callee], counter, taken, prefix
+        )
         return [*prelude, replace(stmt, value=call)]
 
     body = splice(fn.body, edit)
@@ -119,7 +125,13 @@ def _rewrite_call_sites(
 
 
 def _extend_call(
-    call: Call, first_arg: int, plan: GraphDecision, callee: Function, counter: Iterator[int], taken: set[str], prefix: str
+    call: Call,
+    first_arg: int,
+    plan: GraphDecision,
+    callee: Function,
+    counter: Iterator[int],
+    taken: set[str],
+    prefix: str,
 ) -> tuple[list[Stmt], Call]:
     binding: dict[str, Expr] = {p.name: a for p, a in zip(callee.params, call.args[first_arg:])}
     aliases = dict(plan.aliases)
@@ -159,14 +171,23 @@ def _caller_type(t: Type, lookup: Callable[[str], Expr | None], graph_locals: se
     return moved
 
 
-def _extend_directions(kwargs: tuple[Keyword, ...], hoisted: tuple[HoistedValue, ...], prefix: str) -> tuple[Keyword, ...]:
+def _extend_directions(
+    kwargs: tuple[Keyword, ...], hoisted: tuple[HoistedValue, ...], prefix: str
+) -> tuple[Keyword, ...]:
     out = []
     for kw in kwargs:
         attrs = kw.value
-        if kw.name == "attrs" and isinstance(attrs, DictExpr) and isinstance(attrs.get("arg_directions"), ListExpr):
+        if (
+            kw.name == "attrs"
+            and isinstance(attrs, DictExpr)
+            and isinstance(attrs.get("arg_directions"), ListExpr)
+        ):
             old = attrs.get("arg_directions")
             assert isinstance(old, ListExpr)
-            extra = tuple(Dotted(f"{prefix}.adir.{_ADIR['scalar' if h.kind == 'scalar' else h.direction]}") for h in hoisted)
+            extra = tuple(
+                Dotted(f"{prefix}.adir.{_ADIR['scalar' if h.kind == 'scalar' else h.direction]}")
+                for h in hoisted
+            )
             values = tuple(ListExpr(old.elts + extra) if v is old else v for v in attrs.values)
             kw = replace(kw, value=replace(attrs, values=values))
         out.append(kw)

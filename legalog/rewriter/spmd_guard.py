@@ -74,7 +74,8 @@ def guard_launches(program: Program, outcome: SpmdOutcome) -> Program:
     if not by_fn:
         return program
     functions = tuple(
-        _FunctionGuard(program.prefix, f, by_fn[f.name]).run() if f.name in by_fn else f for f in program.functions
+        _FunctionGuard(program.prefix, f, by_fn[f.name]).run() if f.name in by_fn else f
+        for f in program.functions
     )
     return replace(program, functions=functions)
 
@@ -162,7 +163,9 @@ class _FunctionGuard:
             case Assign(targets=(target,)) if target in self.dead or target in self.scratch:
                 return []  # a dead result binding, or scratch that moves into its launch's branch
             case Assign(targets=(_,), value=Call() as call) | ExprStmt(value=Call() as call) if (
-                call.span.line, call.span.col) in self.by_span:  # fmt: skip
+                call.span.line,
+                call.span.col,
+            ) in self.by_span:
                 return self.guard(self.by_span[(call.span.line, call.span.col)], s, call)
             case Assign(targets=targets, value=value):
                 kept: list[Stmt] = [replace(s, value=self.expr(value))]
@@ -209,7 +212,9 @@ class _FunctionGuard:
         elif d.tuple_result:
             t = d.target
             own = s.type.elts if isinstance(s, Assign) and isinstance(s.type, TupleType) else ()
-            elt_types = tuple(slot.type or (own[slot.index] if slot.index < len(own) else TASK_ID) for slot in d.slots)
+            elt_types = tuple(
+                slot.type or (own[slot.index] if slot.index < len(own) else TASK_ID) for slot in d.slots
+            )
             local = self.fresh(f"{t}_nonempty")
             then.append(Assign((local,), TupleType(elt_types), call))
             true_values: list[Expr] = []
@@ -258,7 +263,9 @@ class _FunctionGuard:
             prefix.append(Assign((name,), ScalarType("INDEX"), count))
             context = scope.context
             args = (Name(name), *context.args[1:]) if context.args else context.args
-            kwargs = tuple(Keyword("core_num", Name(name)) if k.name == "core_num" else k for k in context.kwargs)
+            kwargs = tuple(
+                Keyword("core_num", Name(name)) if k.name == "core_num" else k for k in context.kwargs
+            )
             scope = replace(scope, context=replace(context, args=args, kwargs=kwargs))
             count = Name(name)
         then: list[Stmt] = [scope]
@@ -296,7 +303,9 @@ class _FunctionGuard:
         if not self.subst and not self.whole:
             return e
         match e:
-            case Subscript(value=Name(id=t), index=Const(value=int() as i)) if t in self.subst and i in self.subst[t]:
+            case Subscript(value=Name(id=t), index=Const(value=int() as i)) if (
+                t in self.subst and i in self.subst[t]
+            ):
                 return Name(self.subst[t][i])
             case Name(id=t) if t in self.whole:
                 return self.whole[t]
@@ -309,12 +318,17 @@ class _FunctionGuard:
             case BoolOp(values=values):
                 return replace(e, values=tuple(self.expr(v) for v in values))
             case Call(args=args, kwargs=kwargs):
-                return replace(e, args=tuple(self.expr(a) for a in args),
-                               kwargs=tuple(replace(k, value=self.expr(k.value)) for k in kwargs))
+                return replace(
+                    e,
+                    args=tuple(self.expr(a) for a in args),
+                    kwargs=tuple(replace(k, value=self.expr(k.value)) for k in kwargs),
+                )
             case ListExpr(elts=elts) | TupleExpr(elts=elts):
                 return replace(e, elts=tuple(self.expr(x) for x in elts))
             case DictExpr(keys=keys, values=values):
-                return replace(e, keys=tuple(self.expr(k) for k in keys), values=tuple(self.expr(v) for v in values))
+                return replace(
+                    e, keys=tuple(self.expr(k) for k in keys), values=tuple(self.expr(v) for v in values)
+                )
         return e
 
 
@@ -334,8 +348,10 @@ def _with_core_num(call: Call, count: Expr) -> Call:
     rebuilt: list[Keyword] = []
     for k in call.kwargs:
         if k.name == "attrs" and isinstance(k.value, DictExpr):
-            values = tuple(count if isinstance(key, Const) and key.value == "core_num" else v
-                           for key, v in zip(k.value.keys, k.value.values))
+            values = tuple(
+                count if isinstance(key, Const) and key.value == "core_num" else v
+                for key, v in zip(k.value.keys, k.value.values)
+            )
             k = Keyword(k.name, replace(k.value, values=values))
         rebuilt.append(k)
     return replace(call, kwargs=tuple(rebuilt))

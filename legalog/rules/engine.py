@@ -25,7 +25,16 @@ from legalog.rules.language import (
 )
 
 # The rules room's face to the rest of legalog: a program, its answer, and how to get one.
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "RULES_DIR", "Derived", "RuleProgram", "evaluate", "given_facts", "resolve_engine"]
+__all__ = [
+    "DEFAULT_ENGINE",
+    "ENGINES",
+    "RULES_DIR",
+    "Derived",
+    "RuleProgram",
+    "evaluate",
+    "given_facts",
+    "resolve_engine",
+]
 
 ENGINES = ("clingo", "pydatalog")
 DEFAULT_ENGINE = "clingo"
@@ -40,8 +49,13 @@ def resolve_engine(engine: str | None = None) -> str:
     return name
 
 
-def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], engine: str | None = None,
-             outputs: frozenset[str] | None = None, firable: tuple[int, ...] | None = None) -> Derived:
+def evaluate(
+    rules: RuleProgram,
+    facts: Mapping[str, Iterable[tuple]],
+    engine: str | None = None,
+    outputs: frozenset[str] | None = None,
+    firable: tuple[int, ...] | None = None,
+) -> Derived:
     """Every relation of `rules` over `facts`: the input rows and everything derived from them.
     With `outputs`, clingo computes only the relations they are derived from (the reference
     engine computes every relation, a superset: it is the one to compare against); `firable`:
@@ -63,18 +77,29 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], engine: s
     return pydatalog.evaluate(rules, facts)
 
 
-def _wide_part(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None) -> frozenset[str] | None:
+def _wide_part(
+    rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None
+) -> frozenset[str] | None:
     """The derived relations that compute with an input integer beyond 32 bits, and everything
     that reads them: the only part of the program clingo cannot hold.  None when there is no
     such input (a result past 32 bits arises from small values: nothing to split off)."""
     checked = validate_facts(rules, facts)
-    wide = {(name, column) for name, rows in checked.items() for row in rows
-            for column, value in enumerate(row) if isinstance(value, int) and not INT_MIN <= value <= INT_MAX}
+    wide = {
+        (name, column)
+        for name, rows in checked.items()
+        for row in rows
+        for column, value in enumerate(row)
+        if isinstance(value, int) and not INT_MIN <= value <= INT_MAX
+    }
     wide &= rules.numeric
     if not wide:
         return None
     wanted = rules.closure(outputs)
-    part = {r.head.relation for r in rules.rules if r.head.relation in wanted and numeric_reads(r, rules.numeric) & wide}
+    part = {
+        r.head.relation
+        for r in rules.rules
+        if r.head.relation in wanted and numeric_reads(r, rules.numeric) & wide
+    }
     grown = True
     while grown:  # readers of the part, through any literal (a negation or aggregate too)
         grown = False
@@ -86,8 +111,13 @@ def _wide_part(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs
     return frozenset(part)
 
 
-def _evaluate_split(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None,
-                    part: frozenset[str], firable: tuple[int, ...] | None = None) -> Derived:
+def _evaluate_split(
+    rules: RuleProgram,
+    facts: Mapping[str, Iterable[tuple]],
+    outputs: frozenset[str] | None,
+    part: frozenset[str],
+    firable: tuple[int, ...] | None = None,
+) -> Derived:
     """Everything but `part` on clingo, then `part` on the reference engine over the facts and
     the rows clingo derived: a loop bound of 2**31 costs what the rules over it cost, not the
     whole program on pyDatalog.  (Exact: the program is stratified and nothing outside `part`
@@ -98,12 +128,17 @@ def _evaluate_split(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], ou
     chosen = [rule for rule in rules.rules if rule.head.relation in part]
     functions = frozenset(r.head.relation for r in chosen if r.aggregate is not None)
     second = RuleProgram.from_texts({"<rules past 32 bits>": rules_text(chosen, functions)})
-    given = {name: (first[name] if name in rules.derived else rows)
-             for name, rows in facts.items() if name in second.inputs}
+    given = {
+        name: (first[name] if name in rules.derived else rows)
+        for name, rows in facts.items()
+        if name in second.inputs
+    }
     given |= {name: first[name] for name in second.inputs if name not in given and name in first}
     rest = pydatalog.evaluate(second, given)
-    return Derived({name: rest[name] for name in part},
-                   {name: functools.partial(first.__getitem__, name) for name in first if name not in part})
+    return Derived(
+        {name: rest[name] for name in part},
+        {name: functools.partial(first.__getitem__, name) for name in first if name not in part},
+    )
 
 
 def given_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derived:

@@ -141,17 +141,26 @@ class _RuleLinter:
             return
         value = stmt.value
         if isinstance(value, ast.Tuple):
-            self.error(value, "`,` between body literals builds a Python tuple: pyDatalog silently keeps "
-                              "only the first literal; join literals with `&`")
+            self.error(
+                value,
+                "`,` between body literals builds a Python tuple: pyDatalog silently keeps "
+                "only the first literal; join literals with `&`",
+            )
         elif isinstance(value, ast.BoolOp):
-            self.error(value, "`and`/`or` in a rule: Python reads `(head <= a) and b`, so pyDatalog "
-                              "silently drops the rest of the body; join literals with `&`")
+            self.error(
+                value,
+                "`and`/`or` in a rule: Python reads `(head <= a) and b`, so pyDatalog "
+                "silently drops the rest of the body; join literals with `&`",
+            )
         elif isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.UAdd):
             self.fact(value.operand)
         elif isinstance(value, ast.Compare) and isinstance(value.ops[0], ast.LtE):
             if len(value.ops) > 1:
-                self.error(value, "unparenthesised comparison in a rule body: write `& (N > 3)`, "
-                                  "not `& N > 3` (pyDatalog: 'please verify parenthesis')")
+                self.error(
+                    value,
+                    "unparenthesised comparison in a rule body: write `& (N > 3)`, "
+                    "not `& N > 3` (pyDatalog: 'please verify parenthesis')",
+                )
                 return
             self.rule(value.left, value.comparators[0])
         else:
@@ -176,12 +185,18 @@ class _RuleLinter:
             self.body_literal(literal, bound)
         needed = self.head(head)
         if unbound := sorted(needed - bound):
-            self.error(head, f"variable(s) {', '.join(unbound)} only in the head (or only under `~`): "
-                             "pyDatalog answers True-like rows without values; bind them in the body")
+            self.error(
+                head,
+                f"variable(s) {', '.join(unbound)} only in the head (or only under `~`): "
+                "pyDatalog answers True-like rows without values; bind them in the body",
+            )
         underscores = sum(1 for n in ast.walk(body) if isinstance(n, ast.Name) and n.id == "_")
         if underscores > 1:
-            self.error(body, "`_` is an ordinary variable in pyDatalog, not a wildcard: every `_` in a rule "
-                             "must be equal; use distinct names (_A, _B)")
+            self.error(
+                body,
+                "`_` is an ordinary variable in pyDatalog, not a wildcard: every `_` in a rule "
+                "must be equal; use distinct names (_A, _B)",
+            )
 
     def head(self, head: ast.expr) -> set[str]:
         """Checks the head; returns the variables it needs bound."""
@@ -190,24 +205,38 @@ class _RuleLinter:
             if head.keywords:
                 self.error(head, "keyword arguments in a head are not supported")
             return self.plain_args(head.args, "head", allow_none=False)
-        if (isinstance(head, ast.Compare) and len(head.ops) == 1 and isinstance(head.ops[0], ast.Eq)
-                and isinstance(head.left, ast.Subscript) and isinstance(head.left.value, ast.Name)):
+        if (
+            isinstance(head, ast.Compare)
+            and len(head.ops) == 1
+            and isinstance(head.ops[0], ast.Eq)
+            and isinstance(head.left, ast.Subscript)
+            and isinstance(head.left.value, ast.Name)
+        ):
             self.pred_name(head, head.left.value.id)
             needed = self.plain_args(_keys(head.left.slice), "function key", allow_none=True)
             value = head.comparators[0]
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
                 name = _RENAMED_AGGREGATES.get(value.func.id, value.func.id)
                 if name not in AGGREGATES:
-                    self.error(value, f"`{value.func.id}(...)` in a function head is not an aggregate of the rule "
-                                      f"language ({', '.join(sorted(AGGREGATES))}); pyDatalog's others have no "
-                                      "clingo counterpart")
+                    self.error(
+                        value,
+                        f"`{value.func.id}(...)` in a function head is not an aggregate of the rule "
+                        f"language ({', '.join(sorted(AGGREGATES))}); pyDatalog's others have no "
+                        "clingo counterpart",
+                    )
                     return needed
                 given = {k.arg for k in value.keywords}
                 if missing := [k for k in AGGREGATES[name] if k not in given]:
-                    self.error(value, f"{name} needs {', '.join(k + '=' for k in missing)} "
-                                      "(pyDatalog: 'argument missing in aggregate')")
-                return needed | self.plain_args(value.args, "aggregate", allow_none=False) | {
-                    v for k in value.keywords for v in _variables(k.value)}
+                    self.error(
+                        value,
+                        f"{name} needs {', '.join(k + '=' for k in missing)} "
+                        "(pyDatalog: 'argument missing in aggregate')",
+                    )
+                return (
+                    needed
+                    | self.plain_args(value.args, "aggregate", allow_none=False)
+                    | {v for k in value.keywords for v in _variables(k.value)}
+                )
             return needed | self.plain_args([value], "function value", allow_none=False)
         self.error(head, "a head must be `name(X, ...)` or `(name[K] == aggregate(...))`")
         return set()
@@ -222,27 +251,39 @@ class _RuleLinter:
             elif isinstance(arg, (ast.Name, ast.Constant)):
                 self.constant(arg, where)
             else:
-                self.error(arg, f"expression `{ast.unparse(arg)}` as a {where} argument: pyDatalog "
-                                "silently yields nothing; bind it in the body, e.g. `(M == N * 2)`")
+                self.error(
+                    arg,
+                    f"expression `{ast.unparse(arg)}` as a {where} argument: pyDatalog "
+                    "silently yields nothing; bind it in the body, e.g. `(M == N * 2)`",
+                )
         return variables
 
     def constant(self, node: ast.expr, where: str) -> None:
         if isinstance(node, ast.Name):
             if node.id in ("True", "False", "None"):
-                self.error(node, f"`{node.id}` as a {where} constant: bools equal the ints 1/0 in "
-                                 "pyDatalog; use a string or int")
+                self.error(
+                    node,
+                    f"`{node.id}` as a {where} constant: bools equal the ints 1/0 in "
+                    "pyDatalog; use a string or int",
+                )
             return
         if isinstance(node, ast.Constant):
             if isinstance(node.value, bool) or not isinstance(node.value, (str, int)):
-                self.error(node, f"constant {node.value!r} in a {where}: only str and int constants "
-                                 "are safe (bools equal ints, floats are rounded)")
+                self.error(
+                    node,
+                    f"constant {node.value!r} in a {where}: only str and int constants "
+                    "are safe (bools equal ints, floats are rounded)",
+                )
             return
         self.error(node, f"`{ast.unparse(node)}` is not a constant")
 
     def pred_name(self, node: ast.AST, name: str) -> None:
         if name in BUILTIN_NAMES or name in AGGREGATES:
-            self.error(node, f"predicate name `{name}` is a Python built-in: pyDatalog never makes it a "
-                             "predicate (silently nothing, TypeError, or an aggregate error); rename it")
+            self.error(
+                node,
+                f"predicate name `{name}` is a Python built-in: pyDatalog never makes it a "
+                "predicate (silently nothing, TypeError, or an aggregate error); rename it",
+            )
         elif _is_variable(name):
             self.error(node, f"predicate name `{name}` starts upper-case: it would be a variable")
 
@@ -255,15 +296,21 @@ class _RuleLinter:
         elif isinstance(lit, ast.UnaryOp) and isinstance(lit.op, ast.Invert):
             inner = lit.operand
             if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)):
-                self.error(lit, "negate a named helper predicate (`~has_x(V)`), not a conjunction or "
-                                "expression: it can then be materialised and explained")
+                self.error(
+                    lit,
+                    "negate a named helper predicate (`~has_x(V)`), not a conjunction or "
+                    "expression: it can then be materialised and explained",
+                )
                 return
             self.pred_name(inner, inner.func.id)
             self.plain_args(inner.args, "negated literal", allow_none=False)
             if free := sorted(_variables(inner) - bound):
-                self.error(lit, f"negated literal `{ast.unparse(lit)}`: variable(s) {', '.join(free)} not "
-                                "bound by an earlier positive literal (an empty result, or 'no such "
-                                "tuple' if existential); bind them first or negate a helper predicate")
+                self.error(
+                    lit,
+                    f"negated literal `{ast.unparse(lit)}`: variable(s) {', '.join(free)} not "
+                    "bound by an earlier positive literal (an empty result, or 'no such "
+                    "tuple' if existential); bind them first or negate a helper predicate",
+                )
         elif isinstance(lit, ast.UnaryOp) and isinstance(lit.op, ast.Not):
             self.error(lit, "`not` is Python's boolean not; negation is `~p(X)`")
         elif isinstance(lit, ast.Compare):
@@ -291,8 +338,11 @@ class _RuleLinter:
             return
         for side in (left, right):
             for call in (n for n in ast.walk(side) if isinstance(n, ast.Call)):
-                self.error(call, f"call `{ast.unparse(call)}` inside a comparison: aggregates belong in a "
-                                 "function head, predicates in their own literal")
+                self.error(
+                    call,
+                    f"call `{ast.unparse(call)}` inside a comparison: aggregates belong in a "
+                    "function head, predicates in their own literal",
+                )
         lfree, rfree = _variables(left) - bound, _variables(right) - bound
         if isinstance(op, ast.Eq) and not rfree and isinstance(left, ast.Name) and lfree:
             bound.add(left.id)
@@ -301,9 +351,12 @@ class _RuleLinter:
         elif isinstance(op, ast.In) and isinstance(left, ast.Name) and not rfree:
             bound.add(left.id)
         elif free := sorted(lfree | rfree):
-            self.error(cmp, f"comparison `{ast.unparse(cmp)}` before {', '.join(free)} is bound: "
-                            "pyDatalog gives an empty result or 'must be bound'; move it after the "
-                            "literal that binds it")
+            self.error(
+                cmp,
+                f"comparison `{ast.unparse(cmp)}` before {', '.join(free)} is bound: "
+                "pyDatalog gives an empty result or 'must be bound'; move it after the "
+                "literal that binds it",
+            )
 
 
 def _conjuncts(body: ast.expr) -> Iterator[ast.expr]:
@@ -349,8 +402,13 @@ def _parse_and_lint(text: str, filename: str) -> tuple[ast.Module | None, list[L
     linter = _RuleLinter(filename)
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if not first.lstrip().startswith("#"):
-        linter.errors.append(LintError(filename, 1, "a rule file must start with a `#` comment header "
-                                                    "naming the spec paragraph it implements"))
+        linter.errors.append(
+            LintError(
+                filename,
+                1,
+                "a rule file must start with a `#` comment header naming the spec paragraph it implements",
+            )
+        )
     for stmt in tree.body:
         linter.statement(stmt)
     return tree, sorted(linter.errors)
@@ -388,8 +446,9 @@ def check_stratification(preds: Iterable[str], deps: Iterable[Dependency]) -> tu
     for n in nodes:
         for dep in edges[n]:
             if dep.negative and component[dep.head] is component[dep.body]:
-                raise StratificationError(f"recursion through negation: {dep.head} depends negatively "
-                                          f"on {dep.body}")
+                raise StratificationError(
+                    f"recursion through negation: {dep.head} depends negatively on {dep.body}"
+                )
     return tuple(sccs)
 
 
@@ -519,8 +578,11 @@ class _Reader:
         keys = tuple(self.arg(k) for k in _keys(head.left.slice))
         name = head.left.value.id  # type: ignore[attr-defined]
         if not isinstance(head.comparators[0], ast.Call):
-            self.error(head, f"function head `{ast.unparse(head)}` without an aggregate: pyDatalog keeps one "
-                             "value per key, clingo every value; write a relation `f(K, V)` instead")
+            self.error(
+                head,
+                f"function head `{ast.unparse(head)}` without an aggregate: pyDatalog keeps one "
+                "value per key, clingo every value; write a relation `f(K, V)` instead",
+            )
             return None
         aggregate = self.aggregate(head.comparators[0])
         self.uses.append((Relation(name, len(keys) + 1, True), where))
@@ -535,10 +597,15 @@ class _Reader:
         if not isinstance(value, Var):
             self.error(call, f"`{ast.unparse(call)}` must aggregate one variable")
         elif kind in ("min", "max") and [ast.unparse(n) for n in options.get("order_by", [])] != [value.name]:
-            self.error(call, f"{name} ordered by another column (an argmin) has no clingo counterpart: "
-                             "order by the value itself")
+            self.error(
+                call,
+                f"{name} ordered by another column (an argmin) has no clingo counterpart: "
+                "order by the value itself",
+            )
         elif set(options) - {"for_each", "order_by"}:
-            self.error(call, f"{name}: keyword(s) {', '.join(sorted(set(options) - {'for_each', 'order_by'}))}")
+            self.error(
+                call, f"{name}: keyword(s) {', '.join(sorted(set(options) - {'for_each', 'order_by'}))}"
+            )
         else:
             for_each = tuple(self.term(n) for n in options.get("for_each", []))
             if not all(isinstance(v, Var) for v in for_each):
@@ -605,7 +672,9 @@ class _Reader:
             return Arith("neg", self.term(node.operand))
         if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
             return Arith(_ARITH[type(node.op)], self.term(node.left), self.term(node.right))
-        self.error(node, f"`{ast.unparse(node)}`: only variables, str/int constants and + - * // % are portable")
+        self.error(
+            node, f"`{ast.unparse(node)}`: only variables, str/int constants and + - * // % are portable"
+        )
         return Const(0)
 
     def const(self, node: ast.expr, value: object) -> Const:
@@ -621,30 +690,50 @@ def _relations(uses: Iterable[tuple[Relation, str]]) -> dict[str, Relation]:
     relations: dict[str, Relation] = {}
     for rel, where in uses:
         if (other := relations.setdefault(rel.name, rel)) != rel:
-            raise RuleError(f"{where}: relation `{rel.name}` is used as {other} and as {rel}: "
-                            "pyDatalog would treat them as unrelated predicates")
+            raise RuleError(
+                f"{where}: relation `{rel.name}` is used as {other} and as {rel}: "
+                "pyDatalog would treat them as unrelated predicates"
+            )
     return relations
 
 
 def _dependencies(rules: Iterable[Rule]) -> tuple[Dependency, ...]:
     """Who reads whom; an aggregate reads its body complete, as a negation does."""
-    return tuple(sorted({Dependency(f"{rule.head.relation}/{rule.arity}",
-                                    f"{lit.atom.relation}/{len(lit.atom.args)}",
-                                    lit.negated or rule.aggregate is not None)
-                         for rule in rules for lit in rule.body if isinstance(lit, Literal)},
-                        key=lambda d: (d.head, d.body, d.negative)))
+    return tuple(
+        sorted(
+            {
+                Dependency(
+                    f"{rule.head.relation}/{rule.arity}",
+                    f"{lit.atom.relation}/{len(lit.atom.args)}",
+                    lit.negated or rule.aggregate is not None,
+                )
+                for rule in rules
+                for lit in rule.body
+                if isinstance(lit, Literal)
+            },
+            key=lambda d: (d.head, d.body, d.negative),
+        )
+    )
 
 
 def _strata(heads: Iterable[str], deps: Sequence[Dependency]) -> tuple[tuple[str, ...], ...]:
     """Derived relations grouped by stratum: one level up per negative edge between SCCs."""
     stratum: dict[str, int] = {}
     for scc in check_stratification(heads, deps):
-        level = max((stratum[d.body] + d.negative for d in deps
-                     if d.head in scc and d.body in stratum and d.body not in scc), default=0)
+        level = max(
+            (
+                stratum[d.body] + d.negative
+                for d in deps
+                if d.head in scc and d.body in stratum and d.body not in scc
+            ),
+            default=0,
+        )
         stratum.update(dict.fromkeys(scc, level))
     levels = sorted(set(stratum.values()))
-    return tuple(tuple(sorted(pid.rpartition("/")[0] for pid, lv in stratum.items() if lv == level))
-                 for level in levels)
+    return tuple(
+        tuple(sorted(pid.rpartition("/")[0] for pid, lv in stratum.items() if lv == level))
+        for level in levels
+    )
 
 
 def _terms_vars(term: Term | tuple[Const, ...] | None) -> set[str]:
@@ -685,10 +774,16 @@ def numeric_reads(rule: Rule, numeric: frozenset[tuple[str, int]]) -> set[tuple[
     """The (relation, column) pairs `rule` orders or computes with, itself or by filling a head
     column in `numeric` (a program's `RuleProgram.numeric`)."""
     head = rule.head
-    wanted = _computed_vars(rule) | {a.name for i, a in enumerate(head.args)
-                                      if isinstance(a, Var) and (head.relation, i) in numeric}
-    return {(lit.atom.relation, i) for lit in rule.body if isinstance(lit, Literal) and not lit.negated
-            for i, a in enumerate(lit.atom.args) if isinstance(a, Var) and a.name in wanted}
+    wanted = _computed_vars(rule) | {
+        a.name for i, a in enumerate(head.args) if isinstance(a, Var) and (head.relation, i) in numeric
+    }
+    return {
+        (lit.atom.relation, i)
+        for lit in rule.body
+        if isinstance(lit, Literal) and not lit.negated
+        for i, a in enumerate(lit.atom.args)
+        if isinstance(a, Var) and a.name in wanted
+    }
 
 
 def numeric_columns(rules: Sequence[Rule]) -> frozenset[tuple[str, int]]:
@@ -701,12 +796,18 @@ def numeric_columns(rules: Sequence[Rule]) -> frozenset[tuple[str, int]]:
         before = len(numeric)
         for rule, names in computed:
             head = rule.head
-            wanted = names | {a.name for i, a in enumerate(head.args)
-                              if isinstance(a, Var) and (head.relation, i) in numeric}
+            wanted = names | {
+                a.name
+                for i, a in enumerate(head.args)
+                if isinstance(a, Var) and (head.relation, i) in numeric
+            }
             for lit in rule.body:
                 if isinstance(lit, Literal) and not lit.negated:
-                    numeric.update((lit.atom.relation, i) for i, a in enumerate(lit.atom.args)
-                                   if isinstance(a, Var) and a.name in wanted)
+                    numeric.update(
+                        (lit.atom.relation, i)
+                        for i, a in enumerate(lit.atom.args)
+                        if isinstance(a, Var) and a.name in wanted
+                    )
         if len(numeric) == before:
             return frozenset(numeric)
 
@@ -733,17 +834,21 @@ class RuleProgram:
         heads = {rule.head.relation for rule in rules}
         self.derived = frozenset(heads)
         """Relations defined by a rule (or a fact in a rule file)."""
-        self.inputs: Mapping[str, int] = {r.name: r.arity for r in self.relations.values() if r.name not in heads}
+        self.inputs: Mapping[str, int] = {
+            r.name: r.arity for r in self.relations.values() if r.name not in heads
+        }
         """Relations the rules read but never define: name -> arity. They come from the facts."""
         self.dependencies = _dependencies(rules)
-        self.strata = _strata({f"{r.name}/{r.arity}" for r in self.relations.values() if r.name in heads},
-                              self.dependencies)
+        self.strata = _strata(
+            {f"{r.name}/{r.arity}" for r in self.relations.values() if r.name in heads}, self.dependencies
+        )
         """Derived relations grouped by stratum (negation/aggregation boundaries); raises on a cycle."""
         self.numeric = numeric_columns(self.rules)
         """(relation, column) pairs the rules order or compute with (see `numeric_columns`)."""
         self.defined_in: Mapping[str, frozenset[str]] = {
             Path(name).stem: frozenset(rule.head.relation for rule in source.rules)
-            for (name, _), source in zip(self.sources, read, strict=True)}
+            for (name, _), source in zip(self.sources, read, strict=True)
+        }
         """Rule file stem -> the relations its rules define (what a pass reads of that file)."""
 
     @functools.cache  # noqa: B019 - programs live for the process (they are cached themselves)
@@ -774,8 +879,9 @@ class RuleProgram:
         ready: list[int] = []
         for i, need in enumerate(_rule_needs(self)):
             if not all(
-                    present[(name, -1)] and all(value in present[(name, column)] for column, value in constants)
-                    for name, constants in need.inputs):
+                present[(name, -1)] and all(value in present[(name, column)] for column, value in constants)
+                for name, constants in need.inputs
+            ):
                 continue
             missing[i] = len(need.derived)
             for name in need.derived:
@@ -812,7 +918,9 @@ class RuleProgram:
         return f"RuleProgram({[name for name, _ in self.sources]!r})"
 
 
-def _constant_columns(rules: RuleProgram, facts: Mapping[str, Collection[Row]]) -> dict[tuple[str, int], frozenset[object]]:
+def _constant_columns(
+    rules: RuleProgram, facts: Mapping[str, Collection[Row]]
+) -> dict[tuple[str, int], frozenset[object]]:
     """(input relation, column) -> the values its rows hold there, for every column a rule
     body names a constant in; (relation, -1) -> whether it has rows at all."""
     columns = _constant_positions(rules)
@@ -832,7 +940,8 @@ def _constant_positions(rules: RuleProgram) -> dict[str, frozenset[int]]:
         for lit in rule.body:
             if isinstance(lit, Literal) and not lit.negated and lit.atom.relation in rules.inputs:
                 columns.setdefault(lit.atom.relation, set()).update(
-                    i for i, arg in enumerate(lit.atom.args) if isinstance(arg, Const))
+                    i for i, arg in enumerate(lit.atom.args) if isinstance(arg, Const)
+                )
     return {name: frozenset(cols) for name, cols in columns.items()}
 
 
@@ -852,10 +961,21 @@ def _rule_needs(rules: RuleProgram) -> tuple[_Need, ...]:
     needs = []
     for rule in rules.rules:
         atoms = [lit.atom for lit in rule.body if isinstance(lit, Literal) and not lit.negated]
-        inputs = tuple((atom.relation, tuple((i, arg.value) for i, arg in enumerate(atom.args) if isinstance(arg, Const)))
-                       for atom in atoms if atom.relation in rules.inputs)
-        needs.append(_Need(rule.head.relation, inputs,
-                           frozenset(atom.relation for atom in atoms if atom.relation in rules.derived)))
+        inputs = tuple(
+            (
+                atom.relation,
+                tuple((i, arg.value) for i, arg in enumerate(atom.args) if isinstance(arg, Const)),
+            )
+            for atom in atoms
+            if atom.relation in rules.inputs
+        )
+        needs.append(
+            _Need(
+                rule.head.relation,
+                inputs,
+                frozenset(atom.relation for atom in atoms if atom.relation in rules.derived),
+            )
+        )
     return tuple(needs)
 
 
@@ -956,8 +1076,11 @@ def _atom_text(atom: Atom, names: Mapping[str, str]) -> str:
 
 def _literal_text(lit: Literal | Comparison, functions: frozenset[str], names: Mapping[str, str]) -> str:
     if isinstance(lit, Comparison):
-        right = (f"({', '.join(_term_text(c, names) for c in lit.right)},)" if isinstance(lit.right, tuple)
-                 else _term_text(lit.right, names))
+        right = (
+            f"({', '.join(_term_text(c, names) for c in lit.right)},)"
+            if isinstance(lit.right, tuple)
+            else _term_text(lit.right, names)
+        )
         return f"({_term_text(lit.left, names)} {lit.op} {right})"
     atom = lit.atom
     if atom.relation in functions:
@@ -991,8 +1114,11 @@ def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> 
         if not set(map(type, listed)) <= {tuple}:
             _refuse(name, rel, listed)
         arities = set(map(len, listed))
-        if (len(arities) > 1 or (rel is not None and arities - {rel.arity})
-                or not set(map(type, itertools.chain.from_iterable(listed))) <= {str, int}):
+        if (
+            len(arities) > 1
+            or (rel is not None and arities - {rel.arity})
+            or not set(map(type, itertools.chain.from_iterable(listed))) <= {str, int}
+        ):
             _refuse(name, rel, listed)
         checked[name] = set(listed)
     return checked
@@ -1011,8 +1137,10 @@ def _refuse(name: str, rel: Relation | None, rows: Sequence[object]) -> NoReturn
             raise FactError(f"{name}: row {row!r} has {len(row)} columns but {where} {arity}")
         for value in row:
             if type(value) is not str and type(value) is not int:
-                raise FactError(f"{name}{row!r}: column value {value!r} is {type(value).__name__}; "
-                                "facts hold only str and int (pyDatalog equates 1, 1.0 and True)")
+                raise FactError(
+                    f"{name}{row!r}: column value {value!r} is {type(value).__name__}; "
+                    "facts hold only str and int (pyDatalog equates 1, 1.0 and True)"
+                )
     raise AssertionError(f"{name}: refused, yet every row is fine")
 
 
@@ -1034,8 +1162,11 @@ class Derived(Mapping[str, frozenset[ReadRow]]):
     run on first read (most relations of an evaluation are never read).
     """
 
-    def __init__(self, relations: Mapping[str, frozenset[Row]],
-                 pending: Mapping[str, Callable[[], frozenset[Row]]] | None = None) -> None:
+    def __init__(
+        self,
+        relations: Mapping[str, frozenset[Row]],
+        pending: Mapping[str, Callable[[], frozenset[Row]]] | None = None,
+    ) -> None:
         self._relations = dict(relations)
         self._pending = dict(pending or {})
         self._names = sorted(self._relations.keys() | self._pending.keys())
@@ -1064,5 +1195,3 @@ class Derived(Mapping[str, frozenset[ReadRow]]):
 
 def _row_key(row: Row) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, v) if isinstance(v, int) else (1, v) for v in row)
-
-

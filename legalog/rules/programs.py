@@ -24,13 +24,14 @@ class PassRules:
 
 # LegalizeGraphBoundary: every rule reads a Graph (`graph`, `region`, `graph_stmt`...), except
 # the host control checks, which read orchestration-level tensor reads and writes.
-GRAPH = PassRules(("invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control"),
-                  frozenset({"graph", "host_tensor"}))
+GRAPH = PassRules(
+    ("invariant", "scalars", "views", "allocs", "topology", "boundary", "host_control"),
+    frozenset({"graph", "host_tensor"}),
+)
 # LegalizeSpmdLaunches: an SPMD launch is a launch carrying a core_num (spmd.pyd, spmd_launch) or
 # a `with pl.spmd(n):` scope (spmd_scope).
 SPMD = PassRules(("spmd",), frozenset({"spmd_launch", "spmd_scope"}))
 RULES_OF: Mapping[str, PassRules] = {"graph": GRAPH, "spmd": SPMD}
-
 
 
 @dataclass(frozen=True)

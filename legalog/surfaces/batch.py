@@ -63,8 +63,11 @@ def analyse_file(path: str, runtime: str = "host_build_graph") -> FileModel:
 
 
 def analyse_target(
-    target: Target, runtime: str = "host_build_graph", data: bytes | None = None, engine: str | None = None,
-) -> FileModel:  # fmt: skip
+    target: Target,
+    runtime: str = "host_build_graph",
+    data: bytes | None = None,
+    engine: str | None = None,
+) -> FileModel:
     """One target to its report entry (filtered to its pass for a passes_dump position); never
     raises.  `data`: the dump's bytes when already read (default: read from `target.path`);
     `engine`: legalog.rules.engine's choice (default: $LEGALOG_ENGINE, else clingo)."""
@@ -107,11 +110,23 @@ def _for_position(model: FileModel, target: Target) -> FileModel:
     status = model.status
     if status == "rejected" and not any(d.severity == "error" for d in diagnostics):
         # rejected only by the other pass: say what this pass alone would do
-        changes = any(g.hoisted_scalars or g.removed_aliases or g.hoisted_views or g.hoisted_allocs for g in graphs)
-        status = "rewritten" if changes or any(launch.outcome == "guarded" for launch in launches) else "legal"
+        changes = any(
+            g.hoisted_scalars or g.removed_aliases or g.hoisted_views or g.hoisted_allocs for g in graphs
+        )
+        status = (
+            "rewritten" if changes or any(launch.outcome == "guarded" for launch in launches) else "legal"
+        )
     path, used_dump = target.report_paths()
-    return model.model_copy(update={"path": path, "used_dump": used_dump, "status": status,
-                                    "diagnostics": diagnostics, "graphs": graphs, "launches": launches})  # fmt: skip
+    return model.model_copy(
+        update={
+            "path": path,
+            "used_dump": used_dump,
+            "status": status,
+            "diagnostics": diagnostics,
+            "graphs": graphs,
+            "launches": launches,
+        }
+    )
 
 
 def _is_graph_code(code: str) -> bool:
@@ -121,7 +136,9 @@ def _is_graph_code(code: str) -> bool:
 def _error(target: Target, reason: str, line: int, col: int, code: str = "PARSE") -> FileModel:
     from legalog.analyzer.codes import CODES
 
-    diag = DiagnosticModel(code=code, severity="error", line=line, column=col, message=reason, help=CODES[code].help)
+    diag = DiagnosticModel(
+        code=code, severity="error", line=line, column=col, message=reason, help=CODES[code].help
+    )
     path, used_dump = target.report_paths()
     return FileModel(path=path, status="error", diagnostics=[diag], used_dump=used_dump)
 
@@ -292,7 +309,8 @@ class _Worker:
 def _serve(requests: int, replies: int) -> None:
     """The worker's loop: each request is (target, runtime, data, engine); each reply the entry."""
     while (head := _read_exactly(requests, _LENGTH.size, None)) and (
-            body := _read_exactly(requests, _LENGTH.unpack(head)[0], None)):
+        body := _read_exactly(requests, _LENGTH.unpack(head)[0], None)
+    ):
         reply = pickle.dumps(_never_raising(*pickle.loads(body)))
         _write_all(replies, _LENGTH.pack(len(reply)) + reply)
 
@@ -300,7 +318,7 @@ def _serve(requests: int, replies: int) -> None:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes | None:
@@ -341,26 +359,40 @@ def analyse_job(job: Job) -> FileModel:
     else:  # a TIMEOUT (None) is not stored: only a result with a status is
         result = cached(job.target, job.runtime, analyse, root=job.cache_dir, data=data, engine=job.engine)
     if result is None:
-        reason = (f"analysis stopped after {job.timeout:g} s, the per-file time limit (`--timeout`); "
-                  "the other files are reported as usual")  # fmt: skip
+        reason = (
+            f"analysis stopped after {job.timeout:g} s, the per-file time limit (`--timeout`); "
+            "the other files are reported as usual"
+        )
         return _error(job.target, reason, 1, 1, "TIMEOUT")
     return result
 
 
 def run(
-    files: Sequence[Path | str | Target], runtime: str = "host_build_graph", jobs: int = 1,
-    progress: Progress | None = None, *, cache_dir: str | Path | None = None, executor: Executor | None = None,
+    files: Sequence[Path | str | Target],
+    runtime: str = "host_build_graph",
+    jobs: int = 1,
+    progress: Progress | None = None,
+    *,
+    cache_dir: str | Path | None = None,
+    executor: Executor | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
-) -> list[FileModel]:  # fmt: skip
+) -> list[FileModel]:
     """Analyse every file; the result list is in the order of `files` (see `results`)."""
-    return list(results(files, runtime, jobs, progress, cache_dir=cache_dir, executor=executor, timeout=timeout))
+    return list(
+        results(files, runtime, jobs, progress, cache_dir=cache_dir, executor=executor, timeout=timeout)
+    )
 
 
 def results(
-    files: Sequence[Path | str | Target], runtime: str = "host_build_graph", jobs: int = 1,
-    progress: Progress | None = None, *, cache_dir: str | Path | None = None, executor: Executor | None = None,
+    files: Sequence[Path | str | Target],
+    runtime: str = "host_build_graph",
+    jobs: int = 1,
+    progress: Progress | None = None,
+    *,
+    cache_dir: str | Path | None = None,
+    executor: Executor | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
-) -> Iterator[FileModel]:  # fmt: skip
+) -> Iterator[FileModel]:
     """Analyse every file, yielding each result in the order of `files` as soon as it and every
     result before it are done: only results that arrived ahead of an unfinished one are held.
     `cache_dir`: the result cache (default: the environment's, see legalog.surfaces.cache);
@@ -372,8 +404,16 @@ def results(
 
     root = str(cache_dir) if cache_dir is not None else default_root()
     engine = resolve_engine()
-    batch = [Job(f if isinstance(f, Target) else Target(str(f)), runtime, root, engine=engine, timeout=timeout or None)
-             for f in files]
+    batch = [
+        Job(
+            f if isinstance(f, Target) else Target(str(f)),
+            runtime,
+            root,
+            engine=engine,
+            timeout=timeout or None,
+        )
+        for f in files
+    ]
     if executor is None:
         executor = serial if jobs <= 1 or len(batch) <= 1 else process_pool(jobs)
     held: dict[int, FileModel] = {}  # arrived ahead of `next_index`

@@ -35,7 +35,17 @@ from legalog.rules.engine import resolve_engine
 if TYPE_CHECKING:
     from legalog.surfaces.dumps import Target
 
-__all__ = ["cache_dir", "cached", "default_root", "enabled", "fingerprint", "key", "key_options", "load", "store"]
+__all__ = [
+    "cache_dir",
+    "cached",
+    "default_root",
+    "enabled",
+    "fingerprint",
+    "key",
+    "key_options",
+    "load",
+    "store",
+]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _FORMAT = 2  # bump when the entry layout changes
@@ -91,7 +101,11 @@ def load(k: str, root: Path | str | None = None) -> dict | None:
         entry = json.loads(_entry(k, root).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(entry, dict) or entry.get("key") != k or not isinstance(payload := entry.get("payload"), dict):
+    if (
+        not isinstance(entry, dict)
+        or entry.get("key") != k
+        or not isinstance(payload := entry.get("payload"), dict)
+    ):
         return None
     return payload if entry.get("sha256") == _checksum(payload) else None
 
@@ -123,14 +137,24 @@ def key_options(target: Target, runtime: str, engine: str | None = None) -> dict
     """What besides the dump's bytes decides a result: one entry per option (an engine, a config
     hash: one line each).  A passes_dump position keeps only its pass's findings, hence the role."""
     # the engine the analysis runs on (`engine`, else $LEGALOG_ENGINE as `check --engine` sets it)
-    return {"runtime": runtime, "path": target.path, "folder": target.folder, "role": target.role,
-            "engine": resolve_engine(engine)}
+    return {
+        "runtime": runtime,
+        "path": target.path,
+        "folder": target.folder,
+        "role": target.role,
+        "engine": resolve_engine(engine),
+    }
 
 
 def cached(
-    target: Any, runtime: str, analyse: Callable[[Any, str], T], *, root: Path | str | None = None,
-    data: bytes | None = None, engine: str | None = None,
-) -> T:  # fmt: skip
+    target: Any,
+    runtime: str,
+    analyse: Callable[[Any, str], T],
+    *,
+    root: Path | str | None = None,
+    data: bytes | None = None,
+    engine: str | None = None,
+) -> T:
     """`analyse(target, runtime)` through the cache; `target` is a path or a batch `Target`.
 
     `root` is the cache directory (default: `default_root()`; no caching when that is None);

@@ -49,10 +49,14 @@ class Settings:
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     runtime: Literal["host_build_graph", "tensormap_and_ringbuffer"] | None = None
-    fail_on: Literal["error", "warning", "info", "never"] | None = field(default=None, metadata={"alias": "fail-on"})
+    fail_on: Literal["error", "warning", "info", "never"] | None = field(
+        default=None, metadata={"alias": "fail-on"}
+    )
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, metadata={"alias": "per-file-ignores"})
+    per_file_ignores: dict[str, tuple[str, ...]] = field(
+        default_factory=dict, metadata={"alias": "per-file-ignores"}
+    )
     exclude: tuple[str, ...] = ()
 
 
@@ -65,8 +69,11 @@ def _validated(table: dict[str, Any]) -> Settings | dict[str, Any]:
         settings: Settings = TypeAdapter(Settings).validate_python(table)
     except ValidationError as err:
         return dict(err.errors()[0])
-    lists = [("select", settings.select), ("ignore", settings.ignore),
-             *(("per-file-ignores", codes) for codes in settings.per_file_ignores.values())]  # fmt: skip
+    lists = [
+        ("select", settings.select),
+        ("ignore", settings.ignore),
+        *(("per-file-ignores", codes) for codes in settings.per_file_ignores.values()),
+    ]
     for key, codes in lists:
         for code in codes:
             try:
@@ -186,7 +193,10 @@ def load(path: Path, explicit: bool = False) -> Config:
 
 
 def _describe(key: str, problem: Any) -> str:
-    if problem["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # the latter: a field's own name, not its key
+    if problem["type"] in (
+        "extra_forbidden",
+        "unexpected_keyword_argument",
+    ):  # the latter: a field's own name, not its key
         return f"unknown key `{key}` in [{TABLE}] (known: {', '.join(_KEYS)})"
     message = str(problem["msg"]).removeprefix("Value error, ")
     return f"`{key}`: {message}"
@@ -225,7 +235,12 @@ class Overrides:
     per_file_ignores: dict[str, tuple[str, ...]] | None = None  # globs relative to the working folder
 
     def __post_init__(self) -> None:
-        for codes in (self.select or (), self.ignore or (), self.extend_ignore, *(self.per_file_ignores or {}).values()):
+        for codes in (
+            self.select or (),
+            self.ignore or (),
+            self.extend_ignore,
+            *(self.per_file_ignores or {}).values(),
+        ):
             for code in codes:
                 try:
                     _check_code(code)
@@ -294,6 +309,10 @@ def without_ignored(files: Iterable[FileModel], project: Project) -> Iterator[Fi
         source = f.used_dump or f.path
         hidden = {d.code for d in f.diagnostics if project.hidden(source, d.code)}
         if hidden:
-            f = f.model_copy(update={"diagnostics": [d for d in f.diagnostics if d.code not in hidden],
-                                     "ignored": sorted(hidden)})  # fmt: skip
+            f = f.model_copy(
+                update={
+                    "diagnostics": [d for d in f.diagnostics if d.code not in hidden],
+                    "ignored": sorted(hidden),
+                }
+            )
         yield f

@@ -13,8 +13,13 @@ import subprocess
 
 from legalog.analyzer.explain import DerivationNode, Explanation
 
-_VERDICT_COLOUR = {"hoisted": "palegreen", "kept": "lightblue", "rejected": "lightpink",
-                   "removed_alias": "khaki", "not_boundary": "lightgrey"}  # fmt: skip
+_VERDICT_COLOUR = {
+    "hoisted": "palegreen",
+    "kept": "lightblue",
+    "rejected": "lightpink",
+    "removed_alias": "khaki",
+    "not_boundary": "lightgrey",
+}
 _SHAPE = {"value": "doubleoctagon", "expr": "box", "tensor": "ellipse"}
 
 
@@ -29,12 +34,14 @@ def quote(text: str) -> str:
 
 def render_dot(ex: Explanation) -> str:
     ids = {n.id: f"n{i}" for i, n in enumerate(ex.nodes)}
-    lines = [f"digraph {quote(f'why {ex.function}/{ex.var}')} {{",
-             "  rankdir=TB;",
-             '  node [fontname="monospace", fontsize=10];',
-             '  edge [fontname="monospace", fontsize=9];',
-             f"  label={quote(f'{ex.path}: {ex.summary}')};",
-             "  labelloc=t;"]  # fmt: skip
+    lines = [
+        f"digraph {quote(f'why {ex.function}/{ex.var}')} {{",
+        "  rankdir=TB;",
+        '  node [fontname="monospace", fontsize=10];',
+        '  edge [fontname="monospace", fontsize=9];',
+        f"  label={quote(f'{ex.path}: {ex.summary}')};",
+        "  labelloc=t;",
+    ]
     for node in ex.nodes:
         lines.append(f"  {ids[node.id]} [{_attributes(node, ex)}];")
     for edge in ex.edges:
@@ -58,9 +65,13 @@ def render_svg(dot_text: str) -> str:
     """Graphviz's SVG of a DOT text; `GraphvizError` when `dot` is not installed."""
     dot = shutil.which("dot")
     if dot is None:
-        raise GraphvizError("--format svg needs Graphviz's `dot` on PATH (e.g. `apt-get install graphviz`); "
-                              "--format dot writes the graph text without it")  # fmt: skip
-    done = subprocess.run([dot, "-Tsvg"], input=dot_text, capture_output=True, text=True, timeout=60, check=False)
+        raise GraphvizError(
+            "--format svg needs Graphviz's `dot` on PATH (e.g. `apt-get install graphviz`); "
+            "--format dot writes the graph text without it"
+        )
+    done = subprocess.run(
+        [dot, "-Tsvg"], input=dot_text, capture_output=True, text=True, timeout=60, check=False
+    )
     if done.returncode != 0:
         raise GraphvizError(f"`dot -Tsvg` failed: {done.stderr.strip()}")
     return done.stdout

@@ -48,7 +48,11 @@ class Target:
         return (self.path, None) if self.folder is None else (self.folder, self.path)
 
     def describe(self) -> str:
-        what = {"graph": "Graph boundaries", "spmd": "SPMD launches", "both": "Graph boundaries and SPMD launches"}
+        what = {
+            "graph": "Graph boundaries",
+            "spmd": "SPMD launches",
+            "both": "Graph boundaries and SPMD launches",
+        }
         return f"{self.folder}: {what.get(self.role, self.role)} checked in {Path(self.path).name} ({self.reason})"
 
 
@@ -83,7 +87,9 @@ def graph_position(dumps: list[_Dump]) -> tuple[_Dump, str]:
         if simplify := [d for d in earlier if d.pass_name == LAST_SIMPLIFY]:
             return simplify[-1], f"the last Simplify before {anchor.path.name}"
         if earlier:
-            return earlier[-1], f"fallback: no Simplify dump before {anchor.path.name}; used the dump just before it"
+            return earlier[
+                -1
+            ], f"fallback: no Simplify dump before {anchor.path.name}; used the dump just before it"
         return anchor, f"fallback: nothing precedes {anchor.path.name}; used it"
     if simplify := [d for d in dumps if d.pass_name == LAST_SIMPLIFY]:
         return simplify[-1], f"fallback: no {GRAPH_ANCHOR} dump; used the last Simplify"
@@ -112,8 +118,10 @@ def select(folder: Path) -> list[Target]:
     spmd, spmd_why = spmd_position(dumps)
     if graph.path == spmd.path:
         return [Target(str(graph.path), str(folder), "both", f"Graph: {graph_why}; SPMD: {spmd_why}")]
-    return [Target(str(graph.path), str(folder), "graph", graph_why),
-            Target(str(spmd.path), str(folder), "spmd", spmd_why)]  # fmt: skip
+    return [
+        Target(str(graph.path), str(folder), "graph", graph_why),
+        Target(str(spmd.path), str(folder), "spmd", spmd_why),
+    ]
 
 
 def _walk(root: Path) -> tuple[list[Path], list[Path]]:
@@ -121,7 +129,9 @@ def _walk(root: Path) -> tuple[list[Path], list[Path]]:
     Symbolic links to folders are not followed (a link loop would never end)."""
     unreadable: list[Path] = []
     files: list[Path] = []
-    for folder, _subfolders, names in os.walk(root, onerror=lambda err: unreadable.append(Path(err.filename))):
+    for folder, _subfolders, names in os.walk(
+        root, onerror=lambda err: unreadable.append(Path(err.filename))
+    ):
         files += [p for name in names if name.endswith(".py") and (p := Path(folder) / name).is_file()]
     return sorted(files), sorted(unreadable)
 
@@ -172,8 +182,11 @@ def read_source(source: Any, path: str | None = None) -> tuple[Any, str | None]:
         except (OSError, UnicodeDecodeError) as err:
             raise ParseError(f"cannot read {file}: {err}", path or str(file)) from None
     if isinstance(source, str) and _names_a_file(source):
-        raise ParseError(f"{source.strip()!r} is a file name, not a dump's text: pass its text, or "
-                         f"pathlib.Path({source.strip()!r}) to have legalog read it", path)  # fmt: skip
+        raise ParseError(
+            f"{source.strip()!r} is a file name, not a dump's text: pass its text, or "
+            f"pathlib.Path({source.strip()!r}) to have legalog read it",
+            path,
+        )
     return program_text(source), path
 
 
@@ -207,8 +220,10 @@ def program_text(source: Any) -> Any:
     text = str(source)
     if text.lstrip().startswith(("# pypto.program:", "import pypto.language", "@pl.program")):
         return text
-    raise TypeError(f"legalog reads a PyPTO IR dump (str), a legalog Program, or a PyPTO program; got "
-                    f"{type(source).__name__}, which does not print as a dump (install pypto to print it)")  # fmt: skip
+    raise TypeError(
+        f"legalog reads a PyPTO IR dump (str), a legalog Program, or a PyPTO program; got "
+        f"{type(source).__name__}, which does not print as a dump (install pypto to print it)"
+    )
 
 
 def _pypto_print(source: Any) -> str | None:

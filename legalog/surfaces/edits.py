@@ -27,7 +27,11 @@ def function_edits(analysis: Analysis) -> list[EditModel]:
     """The edits that turn the input into `fix`'s output (none when `fix` writes nothing)."""
     # the dump as read and `fix`'s output in the dump's own names (a frontend dump is analysed in
     # SSA form, but its edits are of the text the user wrote)
-    program, legalized, expected = analysis.source or analysis.program, analysis.output, analysis.legalized_text()
+    program, legalized, expected = (
+        analysis.source or analysis.program,
+        analysis.output,
+        analysis.legalized_text(),
+    )
     if program is None or legalized is None or expected is None or legalized == program:
         return []
     lay = program.layout
@@ -50,8 +54,16 @@ def _names(functions: Sequence[Function]) -> list[str]:
 def _edit(text: str, function: str, start: int, end: int, replacement: str) -> EditModel:
     start_line, start_col = position(text, start)
     end_line, end_col = position(text, end)
-    return EditModel(function=function, start_line=start_line, start_column=start_col, end_line=end_line,
-                     end_column=end_col, char_offset=start, char_length=end - start, replacement=replacement)  # fmt: skip
+    return EditModel(
+        function=function,
+        start_line=start_line,
+        start_column=start_col,
+        end_line=end_line,
+        end_column=end_col,
+        char_offset=start,
+        char_length=end - start,
+        replacement=replacement,
+    )
 
 
 def position(text: str, offset: int) -> tuple[int, int]:

@@ -27,30 +27,49 @@ from legalog.surfaces.report import (
 
 
 def diagnostic_model(d: Diagnostic) -> DiagnosticModel:
-    return DiagnosticModel(code=d.code, severity=d.severity, function=d.function, line=d.line, column=d.column,
-                           subject=d.subject, message=d.message,  # the name as the message shows it
-                           help=CODES[d.code].help, fixable=d.fixable)  # fmt: skip
+    return DiagnosticModel(
+        code=d.code,
+        severity=d.severity,
+        function=d.function,
+        line=d.line,
+        column=d.column,
+        subject=d.subject,
+        message=d.message,  # the name as the message shows it
+        help=CODES[d.code].help,
+        fixable=d.fixable,
+    )
 
 
-def graph_model(g: GraphDecision, params_before: Sequence[str], prefix: str, kept: Sequence[KeptValue] = ()) -> GraphModel:
+def graph_model(
+    g: GraphDecision, params_before: Sequence[str], prefix: str, kept: Sequence[KeptValue] = ()
+) -> GraphModel:
     def strip(text: str) -> str:
         return " ".join(plain_name(tok) for tok in text.split(" "))
 
     return GraphModel(
         function=g.function,
         params_after=[plain_name(p) for p in params_before] + [plain_name(h.name) for h in g.hoisted],
-        hoisted_scalars=[HoistedScalar(param=plain_name(h.name), value=_plain_expr(g, h.name, prefix))
-                         for h in g.hoisted if h.kind == "scalar"],
+        hoisted_scalars=[
+            HoistedScalar(param=plain_name(h.name), value=_plain_expr(g, h.name, prefix))
+            for h in g.hoisted
+            if h.kind == "scalar"
+        ],
         removed_aliases=[RemovedAlias(name=plain_name(a), target=plain_name(t)) for a, t in g.aliases],
         kept_invariant=[plain_name(v) for v in g.kept_invariant],
-        hoisted_views=[HoistedView(param=plain_name(h.name), source=strip(h.source or ""))
-                       for h in g.hoisted if h.kind == "view"],
+        hoisted_views=[
+            HoistedView(param=plain_name(h.name), source=strip(h.source or ""))
+            for h in g.hoisted
+            if h.kind == "view"
+        ],
         hoisted_allocs=[HoistedAlloc(param=plain_name(h.name)) for h in g.hoisted if h.kind == "alloc"],
         node_count=g.node_count,
         params_before=[plain_name(p) for p in params_before],
-        kept=[KeptModel(name=plain_name(k.name), kind=k.kind, line=k.line, reason=k.reason)
-              for k in kept if k.function == g.function],
-    )  # fmt: skip
+        kept=[
+            KeptModel(name=plain_name(k.name), kind=k.kind, line=k.line, reason=k.reason)
+            for k in kept
+            if k.function == g.function
+        ],
+    )
 
 
 def _plain_expr(g: GraphDecision, name: str, prefix: str) -> str:
@@ -63,15 +82,24 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
     if program is not None:
         for g in analysis.graphs:
             fn = program.function(g.function)
-            graphs.append(graph_model(g, [p.name for p in fn.params] if fn else [], program.prefix, analysis.kept))
+            graphs.append(
+                graph_model(g, [p.name for p in fn.params] if fn else [], program.prefix, analysis.kept)
+            )
     edits = function_edits(analysis)
     diagnostics = [diagnostic_model(d) for d in analysis.diagnostics]
     return FileModel(
         path=analysis.path or "<input>",
         status=analysis.status,
         # fixable means `fix` writes it: never on a file it writes nothing for (rejected, or no edits)
-        diagnostics=[d.model_copy(update={"fix_functions": fix_functions(d, analysis, edits), "fixable": d.fixable and bool(edits)})
-                     for d in diagnostics],
+        diagnostics=[
+            d.model_copy(
+                update={
+                    "fix_functions": fix_functions(d, analysis, edits),
+                    "fixable": d.fixable and bool(edits),
+                }
+            )
+            for d in diagnostics
+        ],
         edits=edits,
         graphs=graphs,
         launches=[LaunchModel(**launch.to_json()) for launch in analysis.launches],  # type: ignore[arg-type]

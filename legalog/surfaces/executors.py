@@ -42,11 +42,15 @@ class ExecutorError(Exception):
 class DaskExecutor:
     """A batch `Executor` on a Dask scheduler; use as a context manager (it owns the client)."""
 
-    def __init__(self, address: str, *, window: int | None = None, timeout: float = _CONNECT_TIMEOUT_S) -> None:
+    def __init__(
+        self, address: str, *, window: int | None = None, timeout: float = _CONNECT_TIMEOUT_S
+    ) -> None:
         try:
             from distributed import Client
         except ImportError:
-            raise ExecutorError("--executor dask needs Dask distributed: pip install 'legalog[dask]'") from None
+            raise ExecutorError(
+                "--executor dask needs Dask distributed: pip install 'legalog[dask]'"
+            ) from None
         try:
             self._client: Any = Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as err:
@@ -56,10 +60,14 @@ class DaskExecutor:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._client.close()
 
-    def __call__(self, work: Callable[[Job], FileModel], batch: Sequence[Job]) -> Iterator[tuple[int, FileModel]]:
+    def __call__(
+        self, work: Callable[[Job], FileModel], batch: Sequence[Job]
+    ) -> Iterator[tuple[int, FileModel]]:
         from distributed import KilledWorker, as_completed
 
         run = uuid.uuid4().hex  # task keys unique to this batch: never a result of another client's run
@@ -121,4 +129,8 @@ def _outcome(future: Any, job: Job) -> FileModel:
         return crash_result(job, f"the Dask task failed: {type(err).__name__}: {err}")
     finally:
         future.release()
-    return result if isinstance(result, FileModel) else crash_result(job, "the Dask task returned no report entry")
+    return (
+        result
+        if isinstance(result, FileModel)
+        else crash_result(job, "the Dask task returned no report entry")
+    )

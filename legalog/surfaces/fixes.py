@@ -91,8 +91,11 @@ def diff_lines(path: str, original: str, text: str) -> list[str]:
     """A unified diff of `fix`'s output, lines as Python counts them (a form feed is no break)."""
     from legalog.ir.lines import source_lines
 
-    return list(difflib.unified_diff(source_lines(original), source_lines(text),
-                                     fromfile=path, tofile=f"{path} (legalized)"))  # fmt: skip
+    return list(
+        difflib.unified_diff(
+            source_lines(original), source_lines(text), fromfile=path, tofile=f"{path} (legalized)"
+        )
+    )
 
 
 def fixed_text(model: FileModel, original: str) -> str | None:
@@ -102,7 +105,9 @@ def fixed_text(model: FileModel, original: str) -> str | None:
     return apply_edits(original, model.edits)
 
 
-def apply(targets: Sequence[Target], models: Sequence[FileModel], analysed: dict[str, str]) -> list[FixResult]:
+def apply(
+    targets: Sequence[Target], models: Sequence[FileModel], analysed: dict[str, str]
+) -> list[FixResult]:
     """Write every fixable dump in place.  `analysed` maps each dump to the SHA-256 of the text
     it was analysed from, so a file edited meanwhile is left alone."""
     out = []
@@ -173,7 +178,11 @@ def digests(targets: Sequence[Target]) -> dict[str, str]:
 
 def summary(results: Sequence[FixResult]) -> str:
     counts = Counter(r.outcome for r in results)
-    parts = [f"{counts[o]} {o}" for o in ("fixed", "unchanged", "legal", "rejected", "error", "internal") if counts[o]]
+    parts = [
+        f"{counts[o]} {o}"
+        for o in ("fixed", "unchanged", "legal", "rejected", "error", "internal")
+        if counts[o]
+    ]
     noun = "file" if len(results) == 1 else "files"
     line = f"{len(results)} {noun}: {', '.join(parts) or 'nothing to fix'}"
     if counts["rejected"] or counts["error"] or counts["internal"]:

@@ -65,8 +65,17 @@ def concise_lines(f: FileModel) -> list[str]:
 
 
 def json_lines(f: FileModel) -> list[str]:
-    return [json.dumps({"path": f.path, "used_dump": f.used_dump, "status": f.status,
-                        **d.model_dump(exclude={"fix_functions"})}) for d in f.diagnostics]  # fmt: skip
+    return [
+        json.dumps(
+            {
+                "path": f.path,
+                "used_dump": f.used_dump,
+                "status": f.status,
+                **d.model_dump(exclude={"fix_functions"}),
+            }
+        )
+        for d in f.diagnostics
+    ]
 
 
 # ------------------------------------------------------------------------------- github
@@ -81,9 +90,13 @@ def github_lines(f: FileModel) -> list[str]:
     out = []
     for d in f.diagnostics:
         title = f"legalog {d.code}" + (" (fixable with legalog fix)" if d.fixable else "")
-        props = ",".join(f"{k}={_property(v)}" for k, v in (("file", source), ("line", str(d.line)),
-                                                            ("col", str(d.column)), ("title", title)))  # fmt: skip
-        out.append(f"::{_GITHUB_LEVEL[d.severity]} {props}::{_data(f'{d.code}{_mark(d)} {printable(d.message)}')}")
+        props = ",".join(
+            f"{k}={_property(v)}"
+            for k, v in (("file", source), ("line", str(d.line)), ("col", str(d.column)), ("title", title))
+        )
+        out.append(
+            f"::{_GITHUB_LEVEL[d.severity]} {props}::{_data(f'{d.code}{_mark(d)} {printable(d.message)}')}"
+        )
     return out
 
 
@@ -112,9 +125,15 @@ def gitlab_issues(f: FileModel) -> list[dict]:
         key = "\0".join((source, d.code, d.function or "", d.subject or "", d.message))
         seen[key] = seen.get(key, 0) + 1
         fingerprint = hashlib.sha256(f"{key}\0{seen[key]}".encode()).hexdigest()
-        out.append({"description": f"{d.code}{_mark(d)} {d.message}", "check_name": d.code, "fingerprint": fingerprint,
-                    "severity": _GITLAB_SEVERITY[d.severity],
-                    "location": {"path": source, "lines": {"begin": max(d.line, 1)}}})  # fmt: skip
+        out.append(
+            {
+                "description": f"{d.code}{_mark(d)} {d.message}",
+                "check_name": d.code,
+                "fingerprint": fingerprint,
+                "severity": _GITLAB_SEVERITY[d.severity],
+                "location": {"path": source, "lines": {"begin": max(d.line, 1)}},
+            }
+        )
     return out
 
 
@@ -130,7 +149,9 @@ def junit_suite(f: FileModel) -> str:
     suite = ElementTree.Element("testsuite", name=source)
     failures = errors = 0
     for d in f.diagnostics:
-        case = ElementTree.SubElement(suite, "testcase", name=f"{d.code} {d.line}:{d.column}", classname=source)
+        case = ElementTree.SubElement(
+            suite, "testcase", name=f"{d.code} {d.line}:{d.column}", classname=source
+        )
         text = f"{source}:{d.line}:{d.column}: {d.code}{_mark(d)} {printable(d.message)}"
         if f.status == "error":
             errors += 1

@@ -25,7 +25,9 @@ def where(err: BaseException) -> str:
     ours = [f for f in frames if _in_package(f.filename)]
     frame = (ours or frames)[-1]
     path = Path(frame.filename)
-    shown = path.resolve().relative_to(_PACKAGE.parent).as_posix() if _in_package(frame.filename) else path.name
+    shown = (
+        path.resolve().relative_to(_PACKAGE.parent).as_posix() if _in_package(frame.filename) else path.name
+    )
     return f"{shown}:{frame.lineno} in {frame.name}"
 
 
@@ -47,8 +49,10 @@ def describe(err: BaseException) -> str:
 def report_hint(command: Sequence[str] | None = None) -> str:
     """The line that says whose bug it is and how to report it."""
     ran = f"`legalog {' '.join(command)}`" if command else "the command you ran"
-    return (f"this is a bug in legalog {__version__}, not in your input: please report it with {ran}, "
-            f"`legalog --version` ({__version__}) and the dump; rerun with --debug for the traceback")
+    return (
+        f"this is a bug in legalog {__version__}, not in your input: please report it with {ran}, "
+        f"`legalog --version` ({__version__}) and the dump; rerun with --debug for the traceback"
+    )
 
 
 def internal_reason(err: BaseException) -> str:

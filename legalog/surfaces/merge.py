@@ -24,9 +24,14 @@ from legalog.surfaces.shard import Shard
 __all__ = ["MergeError", "Merged", "load_report", "merge", "run_block"]
 
 # the fields every shard of one batch must agree on, and how a mismatch is named
-_SAME = {"legalog": "legalog versions", "build": "legalog builds (sources or rules differ)",
-         "options": "options", "shards": "shard counts (N of --shard K/N)",
-         "batch_entries": "batches (entry counts)", "batch_digest": "batches (different input files)"}  # fmt: skip
+_SAME = {
+    "legalog": "legalog versions",
+    "build": "legalog builds (sources or rules differ)",
+    "options": "options",
+    "shards": "shard counts (N of --shard K/N)",
+    "batch_entries": "batches (entry counts)",
+    "batch_digest": "batches (different input files)",
+}
 
 
 class MergeError(Exception):
@@ -44,9 +49,14 @@ class Merged:
 
 
 def run_block(
-    quoted: Mapping[str, Mapping[int, str]], indexed: Sequence[tuple[int, Target]], shard: Shard, *,
-    batch_entries: int, batch_digest: str, options: Mapping[str, str | bool | None],
-) -> RunModel:  # fmt: skip
+    quoted: Mapping[str, Mapping[int, str]],
+    indexed: Sequence[tuple[int, Target]],
+    shard: Shard,
+    *,
+    batch_entries: int,
+    batch_digest: str,
+    options: Mapping[str, str | bool | None],
+) -> RunModel:
     """The `run` block of a shard's report: `quoted` the source lines its text report quotes
     (render.quoted_lines of its entries), `indexed` pairs each entry's target with its index."""
     from legalog.surfaces.cache import fingerprint
@@ -54,9 +64,17 @@ def run_block(
 
     entries = [ShardEntry(index=i, role=t.role, reason=t.reason) for i, t in indexed]
     sources = {path: {str(n): text for n, text in lines.items()} for path, lines in quoted.items()}
-    return RunModel(legalog=__version__, build=fingerprint(), options=dict(options), shard=shard.number,
-                    shards=shard.count, batch_entries=batch_entries, batch_digest=batch_digest,
-                    entries=entries, sources=sources)  # fmt: skip
+    return RunModel(
+        legalog=__version__,
+        build=fingerprint(),
+        options=dict(options),
+        shard=shard.number,
+        shards=shard.count,
+        batch_entries=batch_entries,
+        batch_digest=batch_digest,
+        entries=entries,
+        sources=sources,
+    )
 
 
 def load_report(path: str | Path) -> ReportModel:
@@ -78,7 +96,9 @@ def load_report(path: str | Path) -> ReportModel:
     if report.run is None:
         raise MergeError(f"{path}: not a shard report (made by `legalog check --shard K/N --format json`)")
     if len(report.run.entries) != len(report.files):
-        raise MergeError(f"{path}: damaged shard report ({len(report.files)} files, {len(report.run.entries)} entries)")
+        raise MergeError(
+            f"{path}: damaged shard report ({len(report.files)} files, {len(report.run.entries)} entries)"
+        )
     return report
 
 
@@ -99,8 +119,10 @@ def merge(reports: Sequence[tuple[str, ReportModel]]) -> Merged:
             raise MergeError(f"shard {run.shard}/{count} given twice: {seen[run.shard]} and {name}")
         seen[run.shard] = name
     if missing := [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]:
-        raise MergeError(f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)}: "
-                         "a merge needs the report of every shard")  # fmt: skip
+        raise MergeError(
+            f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)}: "
+            "a merge needs the report of every shard"
+        )
     return _combine([r for _, r in reports], runs[0][1].batch_entries)
 
 

@@ -74,8 +74,12 @@ class Answer:
     matched: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"relation": self.query.relation, "columns": list(self.columns),
-                "rows": [list(r) for r in self.rows], "matched": self.matched}  # fmt: skip
+        return {
+            "relation": self.query.relation,
+            "columns": list(self.columns),
+            "rows": [list(r) for r in self.rows],
+            "matched": self.matched,
+        }
 
     def render_text(self) -> str:
         if not self.columns:
@@ -100,9 +104,13 @@ def parse_query(text: str) -> Query:
     except SyntaxError as err:
         raise QueryError(f"cannot read the query {text!r}: {err.msg} (column {err.offset})") from None
     if isinstance(node, ast.Name):
-        raise QueryError(f"`{node.id}` needs its arguments: write {node.id}(X, ...) (see `legalog query FILE --list`)")
+        raise QueryError(
+            f"`{node.id}` needs its arguments: write {node.id}(X, ...) (see `legalog query FILE --list`)"
+        )
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.keywords:
-        raise QueryError("a query is one atom: relation(Arg, ...) with variables (X), strings (\"a\"), ints or _")
+        raise QueryError(
+            'a query is one atom: relation(Arg, ...) with variables (X), strings ("a"), ints or _'
+        )
     return Query(node.func.id, tuple(_term(a) for a in node.args))
 
 
@@ -112,13 +120,21 @@ def _term(node: ast.expr) -> Term:
             return Wildcard()
         if _VARIABLE.match(node.id) or node.id.startswith("_"):
             return Var(node.id)
-        raise QueryError(f"`{node.id}` is neither a variable (capitalised) nor a string: write \"{node.id}\" for the constant")
+        raise QueryError(
+            f'`{node.id}` is neither a variable (capitalised) nor a string: write "{node.id}" for the constant'
+        )
     if isinstance(node, ast.Constant) and (isinstance(node.value, str) or type(node.value) is int):
         return node.value  # a str or an int (bool excluded), as checked
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-            and type(node.operand.value) is int:  # fmt: skip
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
         return -node.operand.value
-    raise QueryError(f"unsupported argument `{ast.unparse(node)}`: use a variable, a quoted string, an int or _")
+    raise QueryError(
+        f"unsupported argument `{ast.unparse(node)}`: use a variable, a quoted string, an int or _"
+    )
 
 
 # ------------------------------------------------------------------------------- catalogue
@@ -193,11 +209,15 @@ def ask(derived: Derived | Mapping[str, Any], query: Query) -> Answer:
     info = relations.get(query.relation)
     if info is None:
         close = difflib.get_close_matches(query.relation, sorted(relations), n=4, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; `legalog query FILE --list` names them all"
+        hint = (
+            f"; did you mean {', '.join(close)}?" if close else "; `legalog query FILE --list` names them all"
+        )
         raise QueryError(f"unknown relation `{query.relation}`{hint}")
     if len(query.terms) != len(info.columns):
-        raise QueryError(f"`{query.relation}` has {len(info.columns)} column{'s' if len(info.columns) != 1 else ''}, "
-                         f"the query gives {len(query.terms)}: {info.signature()}")  # fmt: skip
+        raise QueryError(
+            f"`{query.relation}` has {len(info.columns)} column{'s' if len(info.columns) != 1 else ''}, "
+            f"the query gives {len(query.terms)}: {info.signature()}"
+        )
     matched = [row for row in derived[query.relation] if _matches(query.terms, row)]
     names = query.variables
     positions = [next(i for i, t in enumerate(query.terms) if t == Var(n)) for n in names]
@@ -219,8 +239,9 @@ def spellings(ids: Iterable[str], printed: Mapping[str, Mapping[str, str]]) -> d
     return out
 
 
-def resolve_names(query: Query, derived: Derived | Mapping[str, Any],
-                  names: Mapping[str, set[str]]) -> tuple[Query, dict[str, str]]:  # fmt: skip
+def resolve_names(
+    query: Query, derived: Derived | Mapping[str, Any], names: Mapping[str, set[str]]
+) -> tuple[Query, dict[str, str]]:
     """`query` with each quoted name that is no value of its column but names a value of the
     program (`"win"` for `patch/win__ssa_v0`) replaced by that value's id, and what was
     replaced.  A name of several values means the one its column holds; a QueryError lists

@@ -23,9 +23,12 @@ from legalog.version import __version__
 
 
 def render_text(
-    files: Sequence[FileModel], show_summary: bool = True, verbose: bool = False,
-    lines_of: Callable[[str], Mapping[int, str]] | None = None, colour: bool = False,
-) -> str:  # fmt: skip
+    files: Sequence[FileModel],
+    show_summary: bool = True,
+    verbose: bool = False,
+    lines_of: Callable[[str], Mapping[int, str]] | None = None,
+    colour: bool = False,
+) -> str:
     """Ruff's shape: `severity[CODE] [*] message`, `--> file:line:col`, the line with a caret,
     help, note; then one line per Graph (parameters before -> after, nodes against the limit),
     and with `verbose` every value kept in place and why that is safe.  `lines_of(path)`: the
@@ -37,9 +40,13 @@ def render_text(
 
 
 def text_chunks(
-    f: FileModel, verbose: bool = False, lines_of: Callable[[str], Mapping[int, str]] | None = None,
-    *, colour: bool = False, graphs: bool = True,
-) -> list[str]:  # fmt: skip
+    f: FileModel,
+    verbose: bool = False,
+    lines_of: Callable[[str], Mapping[int, str]] | None = None,
+    *,
+    colour: bool = False,
+    graphs: bool = True,
+) -> list[str]:
     """One entry's part of `render_text`: its findings, then its Graph lines unless not `graphs`
     (the report joins every entry's chunks, then the summary, with newlines)."""
     source = f.used_dump or f.path
@@ -47,8 +54,10 @@ def text_chunks(
     paint = _paint if colour else _plain
     chunks = [_render_one(source, d, lines, paint) for d in f.diagnostics]
     if f.status == "rejected" and f.ignored and not any(d.severity == "error" for d in f.diagnostics):
-        chunks.append(f"{source}: rejected, but every error is ignored ({', '.join(f.ignored)}); "
-                      "`legalog fix` writes nothing for it\n")  # fmt: skip
+        chunks.append(
+            f"{source}: rejected, but every error is ignored ({', '.join(f.ignored)}); "
+            "`legalog fix` writes nothing for it\n"
+        )
     if f.graphs and graphs:
         chunks.append("".join(graph_line(source, g, _graph_state(f, g), verbose) + "\n" for g in f.graphs))
     return chunks
@@ -66,17 +75,28 @@ def _plain(text: str, style: str) -> str:
     return text
 
 
-def _render_one(path: str, d: DiagnosticModel, lines: Mapping[int, str], paint: Callable[[str, str], str] = _plain) -> str:
+def _render_one(
+    path: str, d: DiagnosticModel, lines: Mapping[int, str], paint: Callable[[str, str], str] = _plain
+) -> str:
     mark = paint(" [*]", "fix") if d.fixable else ""
     where = f" in `{d.function}`" if d.function else ""
     head = paint(d.severity, d.severity) + paint(f"[{d.code}]", "code")
-    out = [f"{head}{mark} {printable(d.message)}", f"  {paint('-->', 'gutter')} {path}:{d.line}:{d.column}{where}"]
+    out = [
+        f"{head}{mark} {printable(d.message)}",
+        f"  {paint('-->', 'gutter')} {path}:{d.line}:{d.column}{where}",
+    ]
     if (text := lines.get(d.line)) is not None:
         gutter = " " * len(str(d.line))
         shown = text if len(text) <= 160 else text[: max(d.column + 60, 160)] + " ..."
-        caret = " " * len(printable(shown[: d.column - 1]))  # under the character, however its prefix is spelled
+        caret = " " * len(
+            printable(shown[: d.column - 1])
+        )  # under the character, however its prefix is spelled
         bar = paint("|", "gutter")
-        out += [f"{gutter} {bar}", f"{paint(str(d.line), 'gutter')} {bar} {printable(shown)}", f"{gutter} {bar} {caret}{paint('^', d.severity)}"]
+        out += [
+            f"{gutter} {bar}",
+            f"{paint(str(d.line), 'gutter')} {bar} {printable(shown)}",
+            f"{gutter} {bar} {caret}{paint('^', d.severity)}",
+        ]
     info = CODES.get(d.code)
     if info is not None:
         out += [f"  = help: {d.help or info.help}", f"  = note: {info.note}"]
@@ -100,9 +120,17 @@ def _graph_state(f: FileModel, g: GraphModel) -> GraphState:
 
 def graph_line(path: str, g: GraphModel, state: GraphState = "changes", verbose: bool = False) -> str:
     """`graph `shift` (path): parameters 3 -> 4 (+1 scalar), 1 of 1024 nodes`."""
-    added = [(len(g.hoisted_allocs), "allocation"), (len(g.hoisted_views), "view"), (len(g.hoisted_scalars), "scalar")]
+    added = [
+        (len(g.hoisted_allocs), "allocation"),
+        (len(g.hoisted_views), "view"),
+        (len(g.hoisted_scalars), "scalar"),
+    ]
     growth = ", ".join(f"+{n} {what}{'s' if n > 1 else ''}" for n, what in added if n)
-    removed = f", {len(g.removed_aliases)} rename{'s' if len(g.removed_aliases) > 1 else ''} deleted" if g.removed_aliases else ""
+    removed = (
+        f", {len(g.removed_aliases)} rename{'s' if len(g.removed_aliases) > 1 else ''} deleted"
+        if g.removed_aliases
+        else ""
+    )
     nodes = "unbounded nodes" if g.node_count is None else f"{g.node_count} of {GRAPH_MAX_NODES} nodes"
     change = {
         "changes": f"parameters {len(g.params_before)} -> {len(g.params_after)}{f' ({growth})' if growth else ''}{removed}",
@@ -131,7 +159,9 @@ def quoted_lines(files: Iterable[FileModel]) -> dict[str, dict[int, str]]:
     for f in (f for f in files if f.diagnostics):
         source = f.used_dump or f.path
         lines = source_lines(source)
-        quoted.setdefault(source, {}).update((d.line, lines[d.line]) for d in f.diagnostics if d.line in lines)
+        quoted.setdefault(source, {}).update(
+            (d.line, lines[d.line]) for d in f.diagnostics if d.line in lines
+        )
     return quoted
 
 
@@ -159,7 +189,9 @@ class Tally:
     def summary(self) -> str:
         """`N files: a legal, b rewritten, ...`, the count of each code, and how many are fixable."""
         parts = [f"{self.files} file{'s' if self.files != 1 else ''}:"]
-        parts += [f"{self.statuses[s]} {s}" for s in ("legal", "rewritten", "rejected", "error") if self.statuses[s]]
+        parts += [
+            f"{self.statuses[s]} {s}" for s in ("legal", "rewritten", "rejected", "error") if self.statuses[s]
+        ]
         line = " ".join([parts[0], ", ".join(parts[1:]) or "nothing to check"])
         if self.codes:
             line += "\n" + "  ".join(f"{code}: {n}" for code, n in sorted(self.codes.items()))
@@ -185,19 +217,29 @@ def summary(files: Iterable[FileModel]) -> str:
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def render_sarif(files: Sequence[FileModel], lines_of: Callable[[str], Mapping[int, str]] | None = None) -> dict:
+def render_sarif(
+    files: Sequence[FileModel], lines_of: Callable[[str], Mapping[int, str]] | None = None
+) -> dict:
     """`lines_of(path)`: the source lines, by number, that give each region its end (default:
     read the file)."""
     rules = [
-        {"id": info.code, "name": info.name, "shortDescription": {"text": info.title},
-         "fullDescription": {"text": info.note},
-         "help": {"text": rule_text(info.code), "markdown": rule_markdown(info.code)},
-         "defaultConfiguration": {"level": _level(info.severity)}}
+        {
+            "id": info.code,
+            "name": info.name,
+            "shortDescription": {"text": info.title},
+            "fullDescription": {"text": info.note},
+            "help": {"text": rule_text(info.code), "markdown": rule_markdown(info.code)},
+            "defaultConfiguration": {"level": _level(info.severity)},
+        }
         for info in CODES.values()
-    ]  # fmt: skip
+    ]
     results = [result for f in files for result in sarif_results(f, lines_of)]
-    driver = {"name": "legalog", "version": __version__, "informationUri": "https://github.com/hw-native-sys/pypto",
-              "rules": rules}  # fmt: skip
+    driver = {
+        "name": "legalog",
+        "version": __version__,
+        "informationUri": "https://github.com/hw-native-sys/pypto",
+        "rules": rules,
+    }
     # columns are characters (Unicode code points), not SARIF's default UTF-16 code units
     run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
@@ -221,12 +263,24 @@ def sarif_results(f: FileModel, lines_of: Callable[[str], Mapping[int, str]] | N
         carrier = carrier_of.get(i)
         if carrier == i:
             result["guid"] = _fix_guid(uri, i, d)
-            result["fixes"] = [_sarif_fix(uri, [e for e in f.edits if e.function in functions_of[i]], f.diagnostics, i,
-                                          [j for j, c in carrier_of.items() if c == i and j != i])]  # fmt: skip
+            result["fixes"] = [
+                _sarif_fix(
+                    uri,
+                    [e for e in f.edits if e.function in functions_of[i]],
+                    f.diagnostics,
+                    i,
+                    [j for j, c in carrier_of.items() if c == i and j != i],
+                )
+            ]
         elif carrier is not None:
             by = f.diagnostics[carrier]
-            result["relatedLocations"] = [{"id": 0, "physicalLocation": _location(uri, by, lines),
-                                           "message": {"text": f"fixed by the fix of {by.code} at {by.line}:{by.column}"}}]  # fmt: skip
+            result["relatedLocations"] = [
+                {
+                    "id": 0,
+                    "physicalLocation": _location(uri, by, lines),
+                    "message": {"text": f"fixed by the fix of {by.code} at {by.line}:{by.column}"},
+                }
+            ]
             result["properties"] = {"fixedWith": _fix_guid(uri, carrier, by)}
         results.append(result)
     return results
@@ -253,8 +307,13 @@ def fix_groups(diagnostics: Sequence[DiagnosticModel]) -> tuple[dict[int, int], 
 
 
 def _sarif_result(d: DiagnosticModel, uri: str, lines: Mapping[int, str]) -> dict:
-    return {"ruleId": d.code, "ruleIndex": _RULE_INDEX[d.code], "level": _level(d.severity),
-            "message": {"text": d.message}, "locations": [{"physicalLocation": _location(uri, d, lines)}]}  # fmt: skip
+    return {
+        "ruleId": d.code,
+        "ruleIndex": _RULE_INDEX[d.code],
+        "level": _level(d.severity),
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": _location(uri, d, lines)}],
+    }
 
 
 def _location(uri: str, d: DiagnosticModel, lines: Mapping[int, str]) -> dict:
@@ -263,22 +322,42 @@ def _location(uri: str, d: DiagnosticModel, lines: Mapping[int, str]) -> dict:
     line, column = max(d.line, 1), max(d.column, 1)
     text = lines.get(line)
     end = max(len(text) + 1, column + 1) if text is not None else column + 1
-    return {"artifactLocation": {"uri": uri},
-            "region": {"startLine": line, "startColumn": column, "endLine": line, "endColumn": end}}  # fmt: skip
+    return {
+        "artifactLocation": {"uri": uri},
+        "region": {"startLine": line, "startColumn": column, "endLine": line, "endColumn": end},
+    }
 
 
-def _sarif_fix(uri: str, edits: Sequence[EditModel], diagnostics: Sequence[DiagnosticModel], carrier: int,
-               others: Sequence[int]) -> dict:  # fmt: skip
+def _sarif_fix(
+    uri: str,
+    edits: Sequence[EditModel],
+    diagnostics: Sequence[DiagnosticModel],
+    carrier: int,
+    others: Sequence[int],
+) -> dict:
     """One fix: every function the decisions touch, each replaced whole (legalog/surfaces/edits.py)."""
     replacements = [
-        {"deletedRegion": {"startLine": e.start_line, "startColumn": e.start_column, "endLine": e.end_line,
-                           "endColumn": e.end_column, "charOffset": e.char_offset, "charLength": e.char_length},
-         "insertedContent": {"text": e.replacement}}
+        {
+            "deletedRegion": {
+                "startLine": e.start_line,
+                "startColumn": e.start_column,
+                "endLine": e.end_line,
+                "endColumn": e.end_column,
+                "charOffset": e.char_offset,
+                "charLength": e.char_length,
+            },
+            "insertedContent": {"text": e.replacement},
+        }
         for e in edits
-    ]  # fmt: skip
-    also = "".join(f"; also fixes {diagnostics[j].code} at {diagnostics[j].line}:{diagnostics[j].column}" for j in others)
+    ]
+    also = "".join(
+        f"; also fixes {diagnostics[j].code} at {diagnostics[j].line}:{diagnostics[j].column}" for j in others
+    )
     text = f"legalog fix: rewrite {', '.join(f'`{e.function}`' for e in edits)}{also}"
-    return {"description": {"text": text}, "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": replacements}]}
+    return {
+        "description": {"text": text},
+        "artifactChanges": [{"artifactLocation": {"uri": uri}, "replacements": replacements}],
+    }
 
 
 def _fix_guid(uri: str, index: int, d: DiagnosticModel) -> str:

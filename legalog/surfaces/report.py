@@ -21,7 +21,9 @@ REPORT_VERSION = 1
 Status = Literal["legal", "rewritten", "rejected", "error"]
 
 
-def _described(description: str | None, default: Any = dataclasses.MISSING, *, factory: Any = dataclasses.MISSING) -> Any:
+def _described(
+    description: str | None, default: Any = dataclasses.MISSING, *, factory: Any = dataclasses.MISSING
+) -> Any:
     """A field with its schema description (and a default, or `factory` for a list or dict, whose
     empty value the schema states as pydantic's models did)."""
     metadata: dict[str, Any] = {} if description is None else {"description": description}
@@ -45,8 +47,11 @@ class _Model:
 
     def model_dump(self, *, mode: str = "json", exclude: set[str] | None = None) -> dict[str, Any]:
         """The JSON-ready dict, fields in declaration order (`mode` is always JSON's)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)  # type: ignore[arg-type]
-                if not exclude or f.name not in exclude}  # fmt: skip
+        return {
+            f.name: _plain(getattr(self, f.name))
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            if not exclude or f.name not in exclude
+        }
 
     def model_dump_json(self, *, indent: int | None = None) -> str:
         return json.dumps(self.model_dump(), indent=indent, ensure_ascii=False)
@@ -127,8 +132,11 @@ class DiagnosticModel(_Model):
     message: str
     help: str | None = None
     fixable: bool = False
-    fix_functions: list[str] = _described("for a fixable finding: the functions whose `edits` (this file's) make up "
-                                          "its fix: the Graph and its call sites, or the guarded launch's", factory=list)
+    fix_functions: list[str] = _described(
+        "for a fixable finding: the functions whose `edits` (this file's) make up "
+        "its fix: the Graph and its call sites, or the guarded launch's",
+        factory=list,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,9 +216,14 @@ class FileModel(_Model):
     graphs: list[GraphModel] = _empty()
     launches: list[LaunchModel] = _empty()
     used_dump: str | None = _described("for a passes_dump folder: the dump analysed", None)
-    edits: list[EditModel] = _described("what `legalog fix` replaces, one changed function each", factory=list)
-    ignored: list[str] = _described("the codes whose diagnostics the configuration or --select/--ignore hid from "
-                                    "this entry (its status is the analysis's, unchanged)", factory=list)
+    edits: list[EditModel] = _described(
+        "what `legalog fix` replaces, one changed function each", factory=list
+    )
+    ignored: list[str] = _described(
+        "the codes whose diagnostics the configuration or --select/--ignore hid from "
+        "this entry (its status is the analysis's, unchanged)",
+        factory=list,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -235,7 +248,8 @@ class RunModel(_Model):
     batch_digest: str = _described("SHA-256 of the whole batch's entry keys")
     entries: list[ShardEntry] = _described("one per file, in the order of `files`")
     sources: dict[str, dict[str, str]] = _described(
-        "the source lines the text report quotes: path -> line number -> text", factory=dict)
+        "the source lines the text report quotes: path -> line number -> text", factory=dict
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

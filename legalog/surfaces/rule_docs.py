@@ -34,11 +34,15 @@ class Example:
 
 # codes whose before/after is not a program: their tests say why (tests/surfaces/test_rule_examples.py)
 TEXT_EXAMPLES: dict[str, Example] = {
-    "INTERNAL": Example("legalog: INTERNAL KeyError: 'layer/win' (at legalog/analyzer/graph.py:111 in graph_decisions)",
-                        "# report it: the command, `legalog --version` and the dump; `--debug` shows the traceback"),
-    "TIMEOUT": Example("legalog check --timeout 5 huge_dump.py",
-                       "legalog check --timeout 600 huge_dump.py   # or --timeout 0: no limit"),
-}  # fmt: skip
+    "INTERNAL": Example(
+        "legalog: INTERNAL KeyError: 'layer/win' (at legalog/analyzer/graph.py:111 in graph_decisions)",
+        "# report it: the command, `legalog --version` and the dump; `--debug` shows the traceback",
+    ),
+    "TIMEOUT": Example(
+        "legalog check --timeout 5 huge_dump.py",
+        "legalog check --timeout 600 huge_dump.py   # or --timeout 0: no limit",
+    ),
+}
 
 
 def example_path(code: str, side: str) -> Path:
@@ -97,27 +101,31 @@ def rule_text(code: str) -> str:
     info = CODES[code]
     pair = example(code)
     fix = " [*] fixed by `legalog fix`" if info.severity == "info" else ""
-    return "\n".join([
-        f"{info.code} ({info.name}, {info.severity}){fix}",
-        "",
-        f"What it means: {info.title}.",
-        f"Why the runtime cares: {info.note}.",
-        f"What to do instead: {info.help}.",
-        "",
-        "Before:",
-        _indent(pair.before),
-        "After:",
-        _indent(pair.after),
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            f"{info.code} ({info.name}, {info.severity}){fix}",
+            "",
+            f"What it means: {info.title}.",
+            f"Why the runtime cares: {info.note}.",
+            f"What to do instead: {info.help}.",
+            "",
+            "Before:",
+            _indent(pair.before),
+            "After:",
+            _indent(pair.after),
+        ]
+    )
 
 
 def rule_markdown(code: str) -> str:
     """The same documentation for SARIF's `help.markdown`."""
     info = CODES[code]
     pair = example(code)
-    return (f"**{info.code}** ({info.name}): {info.title}.\n\n**Why the runtime cares:** {info.note}.\n\n"
-            f"**What to do instead:** {info.help}.\n\n**Before:**\n\n```python\n{pair.before.rstrip()}\n```\n\n"
-            f"**After:**\n\n```python\n{pair.after.rstrip()}\n```\n")  # fmt: skip
+    return (
+        f"**{info.code}** ({info.name}): {info.title}.\n\n**Why the runtime cares:** {info.note}.\n\n"
+        f"**What to do instead:** {info.help}.\n\n**Before:**\n\n```python\n{pair.before.rstrip()}\n```\n\n"
+        f"**After:**\n\n```python\n{pair.after.rstrip()}\n```\n"
+    )
 
 
 def _indent(text: str) -> str:

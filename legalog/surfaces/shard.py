@@ -61,7 +61,9 @@ def shard_of(key: str, count: int) -> int:
 
 def select(targets: Sequence[Target], roots: Sequence[str | Path], shard: Shard) -> list[tuple[int, Target]]:
     """This shard's targets, each with its index in the whole batch."""
-    return [(i, t) for i, t in enumerate(targets) if shard_of(entry_key(t, roots), shard.count) == shard.number]
+    return [
+        (i, t) for i, t in enumerate(targets) if shard_of(entry_key(t, roots), shard.count) == shard.number
+    ]
 
 
 def batch_digest(targets: Sequence[Target], roots: Sequence[str | Path]) -> str:

@@ -25,9 +25,16 @@ RunBlock = Callable[[dict[str, dict[int, str]]], RunModel]
 
 
 def write_report(
-    files: Iterable[FileModel], fmt: str, out: TextIO, *, run: RunBlock | None = None, verbose: bool = False,
-    lines_of: Callable[[str], Lines] | None = None, colour: bool = False, quiet: bool = False,
-) -> Tally:  # fmt: skip
+    files: Iterable[FileModel],
+    fmt: str,
+    out: TextIO,
+    *,
+    run: RunBlock | None = None,
+    verbose: bool = False,
+    lines_of: Callable[[str], Lines] | None = None,
+    colour: bool = False,
+    quiet: bool = False,
+) -> Tally:
     """Write the report of `files` (consumed one at a time) in `fmt` (legalog.surfaces.formats:
     full, concise, json, json-lines, sarif, github, gitlab, junit) to `out`, ending with a newline
     (nothing at all for an empty json-lines or github report); `run`: the JSON's shard block
@@ -64,7 +71,11 @@ def write_report(
         out.write("\n" + JUNIT_TAIL + "\n")
         return counts
     if fmt in ("sarif", "gitlab"):
-        array = _Array(json.dumps(render_sarif([]), indent=2), "results", out) if fmt == "sarif" else _Array("[]", None, out)
+        array = (
+            _Array(json.dumps(render_sarif([]), indent=2), "results", out)
+            if fmt == "sarif"
+            else _Array("[]", None, out)
+        )
         for f in files:
             counts.add(f)
             for item in sarif_results(f, lines_of) if fmt == "sarif" else gitlab_issues(f):
@@ -81,7 +92,9 @@ def write_report(
             for path, lines in quoted_lines([f]).items():  # in entry order, as quoted_lines(all) orders them
                 quoted.setdefault(path, {}).update(lines)
     # the `run` block comes after `files`: the document's end is rendered once it is known
-    report.close(ReportModel(files=[], run=run(quoted) if run is not None else None).model_dump_json(indent=2))
+    report.close(
+        ReportModel(files=[], run=run(quoted) if run is not None else None).model_dump_json(indent=2)
+    )
     return counts
 
 
@@ -103,7 +116,9 @@ class _Array:
 
     def item(self, text: str) -> None:
         inner = self.indent + "  "
-        self.out.write(("," if self.items else "") + "\n" + "\n".join(inner + line for line in text.split("\n")))
+        self.out.write(
+            ("," if self.items else "") + "\n" + "\n".join(inner + line for line in text.split("\n"))
+        )
         self.items += 1
 
     def close(self, document: str | None = None) -> None:

@@ -47,7 +47,9 @@ def test_a_bound_code_names_a_derived_relation_of_its_arity(info: CodeInfo) -> N
     assert len(columns) == arity, f"{info.code}: row {info.row!r} names {len(columns)} columns of {arity}"
     # `{arg}` / `{param}`: the call-site position of columns `e` and `i`, named by callee and parameter
     positions = {"arg", "param"} if {"e", "i"} <= set(columns) else set()
-    assert _fields(info.message) <= {*columns, *positions, "limit"}, f"{info.code}: the message reads an unknown column"
+    assert _fields(info.message) <= {*columns, *positions, "limit"}, (
+        f"{info.code}: the message reads an unknown column"
+    )
     assert {info.at, info.subject} - {None} <= set(columns)
     kinds = {spec.partition(":")[2] for spec in info.row.split()}
     assert kinds <= {"", "fn", "expr", "var", "control"}, f"{info.code}: unknown column kind in {info.row!r}"
@@ -73,7 +75,9 @@ def test_no_rule_file_types_a_limit_by_hand() -> None:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.lstrip().startswith("#"):
                 for value in LIMITS.values():
-                    assert not re.search(rf"\b{value}\b", line), f"{path.name}:{n}: the limit {value} typed in a rule"
+                    assert not re.search(rf"\b{value}\b", line), (
+                        f"{path.name}:{n}: the limit {value} typed in a rule"
+                    )
 
 
 def _fixture_codes() -> set[str]:

@@ -38,9 +38,12 @@ def test_params_after_orders_allocs_then_views_then_scalars() -> None:
 def test_multi_level_chain_values_are_in_parameter_terms() -> None:
     g = graph_json("a03_multi_level_chain")
     assert g["params_after"] == ["w", "c", "idx", "base", "end"]
-    assert g["hoisted_scalars"] == [{"param": "base", "value": "idx * 128"}, {"param": "end", "value": "idx * 128 + 128"}]
+    assert g["hoisted_scalars"] == [
+        {"param": "base", "value": "idx * 128"},
+        {"param": "end", "value": "idx * 128 + 128"},
+    ]
     fixed = (CASES / "a03_multi_level_chain.expected.py").read_text(encoding="utf-8")
-    main = fixed[fixed.index("def main"):]
+    main = fixed[fixed.index("def main") :]
     assert re.search(r"i__\w+ \* 128", main) and "base__ssa_v" not in main
 
 
@@ -52,13 +55,15 @@ def test_rename_chain_is_removed_onto_its_root() -> None:
     assert "n__ssa_v0" not in fixed and "m__ssa_v0" not in fixed
 
 
-@pytest.mark.parametrize("name", ["a06_alias_of_param_no_leak", "a07_passthrough_after_last_hoist", "a09_alias_chain_of_hoisted"])
+@pytest.mark.parametrize(
+    "name", ["a06_alias_of_param_no_leak", "a07_passthrough_after_last_hoist", "a09_alias_chain_of_hoisted"]
+)
 def test_scalar_aliases_never_reach_the_caller(name: str) -> None:
     g = graph_json(name)
     assert [h["param"] for h in g["hoisted_scalars"]] == ["base"]
     assert g["hoisted_scalars"][0]["value"] == "idx * 128"
     fixed = (CASES / f"{name}.expected.py").read_text(encoding="utf-8")
-    main = fixed[fixed.index("def main"):]
+    main = fixed[fixed.index("def main") :]
     for alias in ("alias__", "col__", "a__ssa", "b__ssa", "__FREE_VAR"):
         assert alias not in main
 
@@ -82,12 +87,17 @@ def test_boundary_dim_is_kept_invariant() -> None:
 
 def test_intermediates_are_hoisted_like_pypto() -> None:
     g = graph_json("a10_intermediate_value")
-    assert g["hoisted_scalars"] == [{"param": "base", "value": "idx * 128"}, {"param": "end", "value": "idx * 128 + 64"}]
+    assert g["hoisted_scalars"] == [
+        {"param": "base", "value": "idx * 128"},
+        {"param": "end", "value": "idx * 128 + 64"},
+    ]
 
 
 def test_views_name_their_sources() -> None:
     assert graph_json("b02_view_of_hoisted_view")["hoisted_views"] == [
-        {"param": "wl", "source": "w"}, {"param": "wr", "source": "wl"}]  # fmt: skip
+        {"param": "wl", "source": "w"},
+        {"param": "wr", "source": "wl"},
+    ]
     assert graph_json("b04_alias_of_hoisted_view")["params_after"] == ["w", "c", "idx", "wl", "inner"]
     assert graph_json("b10_view_of_inplace_rebound_param")["params_after"] == ["a", "w", "c", "n", "wl"]
     assert graph_json("b11_view_of_prefix_submit_result")["params_after"] == ["a", "w", "c", "n", "wl"]
@@ -97,7 +107,7 @@ def test_views_name_their_sources() -> None:
 
 def test_view_through_tensor_alias_slices_the_callers_tensor() -> None:
     fixed = (CASES / "b03_view_through_tensor_alias.expected.py").read_text(encoding="utf-8")
-    main = fixed[fixed.index("def main"):]
+    main = fixed[fixed.index("def main") :]
     assert "pl.tensor.slice(w__ssa_v0" in main and "alias__" not in main
 
 
@@ -106,14 +116,16 @@ def test_hoisted_view_directions_follow_their_roots() -> None:
     assert "ov__ssa_v0: pl.InOut[" in fixed
     fixed = (CASES / "c08_view_of_inplace_rebound_alloc.expected.py").read_text(encoding="utf-8")
     assert "tmp__ssa_v0: pl.InOut[" in fixed and "tv__ssa_v0: pl.InOut[" in fixed
-    layer = fixed[fixed.index("def layer"):fixed.index("def main")]
+    layer = fixed[fixed.index("def layer") : fixed.index("def main")]
     assert "pl.tensor.slice" not in layer and "pl.tensor.create" not in layer
 
 
 def test_allocations_hoisted_and_counted() -> None:
     g = graph_json("c08_view_of_inplace_rebound_alloc")
     assert g["params_after"] == ["a", "c", "n", "tmp", "tv"]
-    assert g["hoisted_allocs"] == [{"param": "tmp"}] and g["hoisted_views"] == [{"param": "tv", "source": "tmp"}]
+    assert g["hoisted_allocs"] == [{"param": "tmp"}] and g["hoisted_views"] == [
+        {"param": "tv", "source": "tmp"}
+    ]
     assert g["node_count"] == 2
     assert graph_json("c09_unused_create_hoisted")["hoisted_allocs"] == [{"param": "s"}]
     assert graph_json("c10_view_of_hoisted_alloc_literal")["params_after"] == ["a", "c", "local", "lv"]
@@ -122,10 +134,17 @@ def test_allocations_hoisted_and_counted() -> None:
 
 @pytest.mark.parametrize(
     ("name", "count"),
-    [("c02_create_under_const_loop_stays", 12), ("b07_view_of_region_local_stays", 6), ("d08_node_limit_2000", 2000),
-     ("d09_alloc_nodes_1026", 1026), ("d10_interleaved_batch_1069", 1069), ("d11_gm_pipe_batch_1031", 1031),
-     ("d07_zero_nodes", 0), ("a14_task_id_through_array", 2)],
-)  # fmt: skip
+    [
+        ("c02_create_under_const_loop_stays", 12),
+        ("b07_view_of_region_local_stays", 6),
+        ("d08_node_limit_2000", 2000),
+        ("d09_alloc_nodes_1026", 1026),
+        ("d10_interleaved_batch_1069", 1069),
+        ("d11_gm_pipe_batch_1031", 1031),
+        ("d07_zero_nodes", 0),
+        ("a14_task_id_through_array", 2),
+    ],
+)
 def test_node_counts(name: str, count: int) -> None:
     assert graph_json(name)["node_count"] == count
     result = analyze((CASES / f"{name}.py").read_text(encoding="utf-8"), name)
@@ -145,28 +164,47 @@ def wide_program(tensors: int, scalars: int, derived: int, creates: int = 0) -> 
     params = [f"t{k}__ssa_v0: {T}" for k in range(tensors - 1)] + [f"c__ssa_v0: pl.InOut[{T}]"]
     params += [f"s{k}__ssa_v0: {S}" for k in range(scalars)]
     body = [f"        d{k}__ssa_v0: {S} = s0__ssa_v0 * {k + 2}" for k in range(derived)]
-    body += [f"        m{k}__ssa_v0: {T} = pl.tensor.create([128, 128], dtype=pl.FP32, layout=pl.TensorLayout.ND)"
-             for k in range(creates)]  # fmt: skip
-    args = ["t0__ssa_v0", "c__ssa_v0"] + [f"d{k}__ssa_v0" for k in range(derived)] + [f"m{k}__ssa_v0" for k in range(creates)]
-    kparams = [f"a__ssa_v0: {T}", f"c__ssa_v0: pl.InOut[{T}]"] + [f"x{k}__ssa_v0: {S}" for k in range(derived)]
+    body += [
+        f"        m{k}__ssa_v0: {T} = pl.tensor.create([128, 128], dtype=pl.FP32, layout=pl.TensorLayout.ND)"
+        for k in range(creates)
+    ]
+    args = (
+        ["t0__ssa_v0", "c__ssa_v0"]
+        + [f"d{k}__ssa_v0" for k in range(derived)]
+        + [f"m{k}__ssa_v0" for k in range(creates)]
+    )
+    kparams = [f"a__ssa_v0: {T}", f"c__ssa_v0: pl.InOut[{T}]"] + [
+        f"x{k}__ssa_v0: {S}" for k in range(derived)
+    ]
     kparams += [f"y{k}__ssa_v0: {T}" for k in range(creates)]
-    dirs = ", ".join(["pl.adir.input", "pl.adir.inout"] + ["pl.adir.scalar"] * derived + ["pl.adir.input"] * creates)
+    dirs = ", ".join(
+        ["pl.adir.input", "pl.adir.inout"] + ["pl.adir.scalar"] * derived + ["pl.adir.input"] * creates
+    )
     body.append(f'        c__ssa_v1: {T} = self.k({", ".join(args)}, attrs={{"arg_directions": [{dirs}]}})')
     body.append("        return c__ssa_v1")
     margs = [f"t{k}__ssa_v0" for k in range(tensors - 1)] + ["c__ssa_v0"] + [str(k) for k in range(scalars)]
     mdirs = ", ".join(["pl.adir.input"] * (tensors - 1) + ["pl.adir.inout"] + ["pl.adir.scalar"] * scalars)
     mparams = [f"t{k}__ssa_v0: {T}" for k in range(tensors - 1)] + [f"c__ssa_v0: pl.InOut[{T}]"]
-    return "\n".join([
-        "# pypto.program: Wide", "import pypto.language as pl", "", "@pl.program", "class Wide:",
-        "    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)",
-        f"    def k({', '.join(kparams)}) -> {T}:", "        return c__ssa_v0",
-        "    @pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)",
-        f"    def layer(self, {', '.join(params)}) -> {T}:", *body,
-        "    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)",
-        f"    def main(self, {', '.join(mparams)}) -> {T}:",
-        f'        c__ssa_v1: {T} = self.layer({", ".join(margs)}, attrs={{"arg_directions": [{mdirs}]}})',
-        "        return c__ssa_v1", "",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "# pypto.program: Wide",
+            "import pypto.language as pl",
+            "",
+            "@pl.program",
+            "class Wide:",
+            "    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)",
+            f"    def k({', '.join(kparams)}) -> {T}:",
+            "        return c__ssa_v0",
+            "    @pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)",
+            f"    def layer(self, {', '.join(params)}) -> {T}:",
+            *body,
+            "    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)",
+            f"    def main(self, {', '.join(mparams)}) -> {T}:",
+            f'        c__ssa_v1: {T} = self.layer({", ".join(margs)}, attrs={{"arg_directions": [{mdirs}]}})',
+            "        return c__ssa_v1",
+            "",
+        ]
+    )
 
 
 def codes(text: str) -> list[tuple[int, str]]:
@@ -211,7 +249,11 @@ def test_verifier_reports_a_surviving_rename() -> None:
 
 
 def test_no_verifier_finding_sits_at_one_one() -> None:
-    for name in ("a08_rename_chain_collapses", "b09_mixed_offset_rejected", "c07_view_of_hoisted_alloc_moving"):
+    for name in (
+        "a08_rename_chain_collapses",
+        "b09_mixed_offset_rejected",
+        "c07_view_of_hoisted_alloc_moving",
+    ):
         found = verify(parse((CASES / f"{name}.py").read_text(encoding="utf-8")))
         assert found and all((d.line, d.column) != (1, 1) for d in found), name
 
@@ -248,40 +290,119 @@ def test_every_golden_verifies_empty(golden: Path) -> None:
 # allocations, the kept invariants and views, the node count after hoisting; per rejection the
 # codes (and the function reporting them).
 CORPUS_EXPECTED: dict[str, dict] = {
-    "a01_row_shift": {"status": "rewritten", "graphs": {
-        "shift": dict(scalars=["base"], views=[], allocs=[], kept=[], kept_views=[], nodes=1)}},
-    "a02_scalar_aliases": {"status": "rewritten", "graphs": {
-        "fwd": dict(scalars=["lim"], views=[], allocs=[], kept=[], kept_views=[], nodes=3,
-                    aliases=[("n", "batch"), ("m", "batch")])}},
-    "a03_derive_chain": {"status": "rewritten", "graphs": {
-        "attn_rows": dict(scalars=["lbase", "hbase", "qoff", "koff", "wrap"], views=[], allocs=[],
-                          kept=["rows", "half"], kept_views=[], nodes=2)}},
-    "a04_weight_window": {"status": "rewritten", "graphs": {
-        "proj": dict(scalars=["woff"], views=["wl", "wr", "bv", "xh"], allocs=[], kept=[], kept_views=[], nodes=2)}},
-    "a05_tile_sweep": {"status": "legal", "graphs": {
-        "sweep": dict(scalars=[], views=[], allocs=[], kept=["t", "last"], kept_views=["xv", "sv", "tail"], nodes=9)}},
-    "a06_scratch_pingpong": {"status": "rewritten", "graphs": {
-        "block": dict(scalars=[], views=[], allocs=["stage", "acc"], kept=[], kept_views=[], nodes=9)}},
-    "a07_two_stage_graphs": {"status": "rewritten", "graphs": {
-        "norm_stage": dict(scalars=["r0"], views=[], allocs=[], kept=[], kept_views=[], nodes=1),
-        "proj_stage": dict(scalars=["zr"], views=["wv"], allocs=[], kept=[], kept_views=[], nodes=1),
-        "finish": dict(scalars=[], views=[], allocs=[], kept=[], kept_views=[], nodes=1)}},
-    "a08_graph_spmd_chain": {"status": "legal", "graphs": {
-        "wave": dict(scalars=[], views=[], allocs=[], kept=[], kept_views=[], nodes=3)}},
-    "a10_decoder_block": {"status": "rewritten", "graphs": {
-        "layer": dict(scalars=["wbase", "dbase"], views=["wq", "wk", "wv", "wo", "wup", "wdn"],
-                      allocs=["q", "k", "v", "scores", "ctx", "proj", "up", "act", "down"], kept=[],
-                      kept_views=["xt", "ct", "xt2", "at"], nodes=44, tensors_after=23)}},
-    "a11_reject_dynamic_control": {"status": "rejected", "codes": {
-        ("rows_dyn", "GB112"), ("branchy", "GB112"), ("alloc_loop", "GB109"), ("alloc_dyn", "GB110")}},
-    "a12_reject_mixed_offsets": {"status": "rejected", "codes": {
-        ("mixed_view", "GB119"), ("mixed_scalar", "GB118"), ("inline_arg", "GB113"), ("read_offset", "GB119")}},
-    "a13_reject_boundary_misc": {"status": "rejected", "codes": {
-        ("outer", "GB114"), ("filled", "GB111"), ("scalars_only", "GB102"), ("scalars_only", "GB108"),
-        ("main", "GB116"), ("main", "GB117")}},
-    "a14_manual_graph_barrier": {"status": "rewritten", "graphs": {
-        "fan": dict(scalars=["lo"], views=[], allocs=[], kept=[], kept_views=[], nodes=4)}},
-}  # fmt: skip
+    "a01_row_shift": {
+        "status": "rewritten",
+        "graphs": {"shift": dict(scalars=["base"], views=[], allocs=[], kept=[], kept_views=[], nodes=1)},
+    },
+    "a02_scalar_aliases": {
+        "status": "rewritten",
+        "graphs": {
+            "fwd": dict(
+                scalars=["lim"],
+                views=[],
+                allocs=[],
+                kept=[],
+                kept_views=[],
+                nodes=3,
+                aliases=[("n", "batch"), ("m", "batch")],
+            )
+        },
+    },
+    "a03_derive_chain": {
+        "status": "rewritten",
+        "graphs": {
+            "attn_rows": dict(
+                scalars=["lbase", "hbase", "qoff", "koff", "wrap"],
+                views=[],
+                allocs=[],
+                kept=["rows", "half"],
+                kept_views=[],
+                nodes=2,
+            )
+        },
+    },
+    "a04_weight_window": {
+        "status": "rewritten",
+        "graphs": {
+            "proj": dict(
+                scalars=["woff"], views=["wl", "wr", "bv", "xh"], allocs=[], kept=[], kept_views=[], nodes=2
+            )
+        },
+    },
+    "a05_tile_sweep": {
+        "status": "legal",
+        "graphs": {
+            "sweep": dict(
+                scalars=[], views=[], allocs=[], kept=["t", "last"], kept_views=["xv", "sv", "tail"], nodes=9
+            )
+        },
+    },
+    "a06_scratch_pingpong": {
+        "status": "rewritten",
+        "graphs": {
+            "block": dict(scalars=[], views=[], allocs=["stage", "acc"], kept=[], kept_views=[], nodes=9)
+        },
+    },
+    "a07_two_stage_graphs": {
+        "status": "rewritten",
+        "graphs": {
+            "norm_stage": dict(scalars=["r0"], views=[], allocs=[], kept=[], kept_views=[], nodes=1),
+            "proj_stage": dict(scalars=["zr"], views=["wv"], allocs=[], kept=[], kept_views=[], nodes=1),
+            "finish": dict(scalars=[], views=[], allocs=[], kept=[], kept_views=[], nodes=1),
+        },
+    },
+    "a08_graph_spmd_chain": {
+        "status": "legal",
+        "graphs": {"wave": dict(scalars=[], views=[], allocs=[], kept=[], kept_views=[], nodes=3)},
+    },
+    "a10_decoder_block": {
+        "status": "rewritten",
+        "graphs": {
+            "layer": dict(
+                scalars=["wbase", "dbase"],
+                views=["wq", "wk", "wv", "wo", "wup", "wdn"],
+                allocs=["q", "k", "v", "scores", "ctx", "proj", "up", "act", "down"],
+                kept=[],
+                kept_views=["xt", "ct", "xt2", "at"],
+                nodes=44,
+                tensors_after=23,
+            )
+        },
+    },
+    "a11_reject_dynamic_control": {
+        "status": "rejected",
+        "codes": {
+            ("rows_dyn", "GB112"),
+            ("branchy", "GB112"),
+            ("alloc_loop", "GB109"),
+            ("alloc_dyn", "GB110"),
+        },
+    },
+    "a12_reject_mixed_offsets": {
+        "status": "rejected",
+        "codes": {
+            ("mixed_view", "GB119"),
+            ("mixed_scalar", "GB118"),
+            ("inline_arg", "GB113"),
+            ("read_offset", "GB119"),
+        },
+    },
+    "a13_reject_boundary_misc": {
+        "status": "rejected",
+        "codes": {
+            ("outer", "GB114"),
+            ("filled", "GB111"),
+            ("scalars_only", "GB102"),
+            ("scalars_only", "GB108"),
+            ("main", "GB116"),
+            ("main", "GB117"),
+        },
+    },
+    "a14_manual_graph_barrier": {
+        "status": "rewritten",
+        "graphs": {"fan": dict(scalars=["lo"], views=[], allocs=[], kept=[], kept_views=[], nodes=4)},
+    },
+}
 
 
 def _plain(name: str) -> str:

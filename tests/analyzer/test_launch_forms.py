@@ -27,9 +27,11 @@ KERNEL = f"""\
 def dump(params: str, body: str, kind: str = "AIV", caller: str = "Orchestration") -> str:
     lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
     return (
-        "import pypto.language as pl\n\n@pl.program\nclass P:\n" + KERNEL.format(kind=kind)
+        "import pypto.language as pl\n\n@pl.program\nclass P:\n"
+        + KERNEL.format(kind=kind)
         + f"\n    @pl.function(type=pl.FunctionType.{caller}, level=pl.Level.CHIP, role=pl.Role.Orchestrator)\n"
-        + f"    def main(self, x: {T}, y: pl.InOut[{T}], {params}) -> {T}:\n" + lines
+        + f"    def main(self, x: {T}, y: pl.InOut[{T}], {params}) -> {T}:\n"
+        + lines
     )
 
 
@@ -73,7 +75,9 @@ def test_a_call_without_core_num_is_not_a_launch() -> None:
         ("k: pl.Scalar[pl.INT32]", "k + 1", "guarded", {"core_num": 0, "k": -1}),
     ],
 )
-def test_the_prover_uses_the_dtype_domain(params: str, count: str, outcome: str, counterexample: dict | None) -> None:
+def test_the_prover_uses_the_dtype_domain(
+    params: str, count: str, outcome: str, counterexample: dict | None
+) -> None:
     result = analyze(dump(params, SUBMIT.replace("COUNT", count)), passes=("spmd",))
     (decision,) = result.launches
     assert (decision.outcome, decision.counterexample) == (outcome, counterexample)

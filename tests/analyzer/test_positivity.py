@@ -106,7 +106,9 @@ def test_min_under_branch_is_proven() -> None:
 
 def test_minus_one_under_branch_is_proven() -> None:
     core = Name("c2")
-    v = prove(PositivityGoal(core, bindings={"c2": BinOp("-", n, c(1))}, facts=[(Compare("<", c(1), n), True)]))
+    v = prove(
+        PositivityGoal(core, bindings={"c2": BinOp("-", n, c(1))}, facts=[(Compare("<", c(1), n), True)])
+    )
     assert v.outcome == "proven"
     assert v.used == ("1 < n", "c2 = n - 1")
 
@@ -226,7 +228,12 @@ def test_unencodable_leaf_is_never_proven() -> None:
     assert v.outcome in ("refuted", "unknown")
     if v.outcome == "refuted":
         assert "pl.tensor.read(t, 0)" in v.counterexample
-    for leaf in (Opaque("x if c else y", ("x", "c", "y")), Const(2.5), BinOp("/", n, c(2)), BinOp("&", n, c(1))):
+    for leaf in (
+        Opaque("x if c else y", ("x", "c", "y")),
+        Const(2.5),
+        BinOp("/", n, c(2)),
+        BinOp("&", n, c(1)),
+    ):
         assert prove(PositivityGoal(leaf, facts=[(Compare(">", n, c(0)), True)])).outcome != "proven"
     # Two occurrences of the same read are not assumed equal: the tensor may change in between.
     guarded = PositivityGoal(read, facts=[(Compare(">", read, c(0)), True)])
@@ -248,8 +255,11 @@ def test_resource_limit_gives_unknown_not_a_guess() -> None:
     # A tiny budget cannot finish a nonlinear goal; the answer must be "unknown".
     x, y, z = Name("x"), Name("y"), Name("z")
     cube = BinOp("+", BinOp("*", BinOp("*", x, x), x), BinOp("*", BinOp("*", y, y), y))
-    facts = [(Compare("==", cube, BinOp("*", BinOp("*", z, z), z)), True), (Compare(">", x, c(0)), True),
-             (Compare(">", y, c(0)), True)]
+    facts = [
+        (Compare("==", cube, BinOp("*", BinOp("*", z, z), z)), True),
+        (Compare(">", x, c(0)), True),
+        (Compare(">", y, c(0)), True),
+    ]
     v = prove(PositivityGoal(BinOp("-", z, BinOp("+", x, y)), facts=facts), rlimit=1)
     assert v.outcome == "unknown" and v.counterexample == {}
 
@@ -292,13 +302,19 @@ def test_an_unsigned_upper_bound_proves_and_refutes() -> None:
 
 def test_a_bound_name_takes_its_definition_not_its_dtype() -> None:
     # d = k - 5 declared INDEX: the analyzer binds d to k - 5; only the free k has a domain.
-    goal = PositivityGoal(Name("d"), bindings={"d": BinOp("-", Name("k"), c(5))}, dtypes={"d": "INDEX", "k": "INT8"})
+    goal = PositivityGoal(
+        Name("d"), bindings={"d": BinOp("-", Name("k"), c(5))}, dtypes={"d": "INDEX", "k": "INT8"}
+    )
     v = prove(goal)
     assert v.outcome == "refuted" and v.counterexample["k"] <= 5 and v.counterexample["k"] >= -128
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(["INDEX", "UINT8", "UINT16", "INT8", "INT16", "BOOL"]), st.integers(-300, 300), st.integers(-3, 3))
+@given(
+    st.sampled_from(["INDEX", "UINT8", "UINT16", "INT8", "INT16", "BOOL"]),
+    st.integers(-300, 300),
+    st.integers(-3, 3),
+)
 def test_a_counterexample_never_leaves_the_dtype(dtype: str, offset: int, scale: int) -> None:
     x = Name("x")
     v = prove(PositivityGoal(BinOp("+", BinOp("*", c(scale), x), c(offset)), dtypes={"x": dtype}))

@@ -48,7 +48,9 @@ def test_every_goal_decided_without_z3_is_decided_so_by_z3() -> None:
         if positivity._lower_bound(goal, goal.core_num, set()) is not None and fast.proven:
             settled += 1
             assert solve(goal).proven, goal
-        assert fast.outcome == solve(goal).outcome or positivity.fold_constant(goal.core_num) is not None, goal
+        assert fast.outcome == solve(goal).outcome or positivity.fold_constant(goal.core_num) is not None, (
+            goal
+        )
     assert settled  # the corpus has range-bounded loop counts (a09: `i + 1` over pl.range(0, 4))
 
 
@@ -56,20 +58,36 @@ i = Name("i")
 n = Name("n")
 
 
-@pytest.mark.parametrize(("goal", "proven"), [
-    (PositivityGoal(BinOp("+", i, Const(1)), loops=(LoopRange("i", Const(0), n),)), True),
-    (PositivityGoal(i, loops=(LoopRange("i", Const(1), n, Const(2)),)), True),
-    (PositivityGoal(i, loops=(LoopRange("i", Const(4), Const(0), Const(-1)),)), True),  # 4, 3, 2, 1
-    (PositivityGoal(Name("b"), bindings={"b": BinOp("//", BinOp("+", n, Const(31)), Const(16))}, nonneg=frozenset({"n"})), True),
-    (PositivityGoal(Call("pl.max", (n, Const(1)))), True),
-    (PositivityGoal(Call("pl.min", (n, Const(1))), nonneg=frozenset({"n"})), False),  # n = 0: needs Z3, refuted
-    (PositivityGoal(BinOp("*", i, n), loops=(LoopRange("i", Const(1), Const(8)),)), False),  # n free
-    (PositivityGoal(i, bindings={"i": Const(5)}, loops=(LoopRange("i", Const(0), Const(8)),)), False),  # the index wins
-    (PositivityGoal(n, facts=((Compare(">", n, Const(0)), True),)), True),  # the guard legalog writes
-    (PositivityGoal(n, facts=((Compare("<=", n, Const(0)), False),)), True),  # its else branch negated
-    (PositivityGoal(n, facts=((Compare("<", Const(0), n), True),)), True),
-    (PositivityGoal(n, facts=((Compare(">", n, Const(0)), False),)), False),  # n <= 0 there: refuted
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("goal", "proven"),
+    [
+        (PositivityGoal(BinOp("+", i, Const(1)), loops=(LoopRange("i", Const(0), n),)), True),
+        (PositivityGoal(i, loops=(LoopRange("i", Const(1), n, Const(2)),)), True),
+        (PositivityGoal(i, loops=(LoopRange("i", Const(4), Const(0), Const(-1)),)), True),  # 4, 3, 2, 1
+        (
+            PositivityGoal(
+                Name("b"),
+                bindings={"b": BinOp("//", BinOp("+", n, Const(31)), Const(16))},
+                nonneg=frozenset({"n"}),
+            ),
+            True,
+        ),
+        (PositivityGoal(Call("pl.max", (n, Const(1)))), True),
+        (
+            PositivityGoal(Call("pl.min", (n, Const(1))), nonneg=frozenset({"n"})),
+            False,
+        ),  # n = 0: needs Z3, refuted
+        (PositivityGoal(BinOp("*", i, n), loops=(LoopRange("i", Const(1), Const(8)),)), False),  # n free
+        (
+            PositivityGoal(i, bindings={"i": Const(5)}, loops=(LoopRange("i", Const(0), Const(8)),)),
+            False,
+        ),  # the index wins
+        (PositivityGoal(n, facts=((Compare(">", n, Const(0)), True),)), True),  # the guard legalog writes
+        (PositivityGoal(n, facts=((Compare("<=", n, Const(0)), False),)), True),  # its else branch negated
+        (PositivityGoal(n, facts=((Compare("<", Const(0), n), True),)), True),
+        (PositivityGoal(n, facts=((Compare(">", n, Const(0)), False),)), False),  # n <= 0 there: refuted
+    ],
+)
 def test_solver_free_bounds(goal: PositivityGoal, proven: bool) -> None:
     bound = positivity._lower_bound(goal, goal.core_num, set())
     assert (bound is not None and bound[0] >= 1) == proven
@@ -80,7 +98,9 @@ def test_solver_free_bounds(goal: PositivityGoal, proven: bool) -> None:
 
 def test_a_program_without_spmd_launches_never_imports_z3() -> None:
     dump = CASES.parent.parent.parent.parent / "shared" / "corpus" / "graph" / "a01_row_shift.graph_input.py"
-    code = ("import sys; from legalog.pipeline import analyze; "
-            f"analyze(open({str(dump)!r}).read()); print('z3' in sys.modules)")
+    code = (
+        "import sys; from legalog.pipeline import analyze; "
+        f"analyze(open({str(dump)!r}).read()); print('z3' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == "False"

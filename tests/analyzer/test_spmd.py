@@ -91,11 +91,14 @@ def launch(count: str, out: str = "y__ssa_v0", deps: str = "", name: str = "t__s
 
 
 def test_literal_positive_is_proven_even_with_runtime_allocated_outputs() -> None:
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=4)",
-        f"r__ssa_v0: {T} = t__ssa_v0[0]",
-        "return r__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=4)",
+            f"r__ssa_v0: {T} = t__ssa_v0[0]",
+            "return r__ssa_v0",
+        ),
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["proven"] and o.diagnostics == ()
     assert print_program(q) == print_program(p)
@@ -103,10 +106,13 @@ def test_literal_positive_is_proven_even_with_runtime_allocated_outputs() -> Non
 
 @pytest.mark.parametrize("count", ["0", "-1"])
 def test_literal_nonpositive_is_rejected_and_still_checks_outputs(count: str) -> None:
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num={count})",
-        "return y__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num={count})",
+            "return y__ssa_v0",
+        ),
+    )
     o = spmd(p)
     assert outcomes(o) == ["rejected"]
     assert sorted(codes(o)) == ["SP301", "SP303"]
@@ -119,51 +125,63 @@ def test_literal_nonpositive_is_rejected_and_still_checks_outputs(count: str) ->
 
 
 def test_loop_range_i_plus_one_is_proven() -> None:
-    p = program(MAIN_PARAMS, body(
-        "for i__idx_v0, (y__iter_v1,) in pl.range(4, init_values=(y__ssa_v0,)):",
-        f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__iter_v1, core_num=i__idx_v0 + 1)",
-        f"    y__ssa_v2: {T} = t__ssa_v0[0]",
-        f"    y__rv_v3: {T} = pl.yield_(y__ssa_v2)",
-        "return y__rv_v3",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            "for i__idx_v0, (y__iter_v1,) in pl.range(4, init_values=(y__ssa_v0,)):",
+            f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__iter_v1, core_num=i__idx_v0 + 1)",
+            f"    y__ssa_v2: {T} = t__ssa_v0[0]",
+            f"    y__rv_v3: {T} = pl.yield_(y__ssa_v2)",
+            "return y__rv_v3",
+        ),
+    )
     o = spmd(p)
     assert outcomes(o) == ["proven"] and o.launches[0].core_num == "i__idx_v0 + 1"
 
 
 def test_enclosing_branch_proves_blocks_of_remaining() -> None:
-    p = program(f"x__ssa_v0: {T}, y__ssa_v0: pl.InOut[{T}], remaining__ssa_v0: {IDX}", body(
-        "if remaining__ssa_v0 > 0:",
-        f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=(remaining__ssa_v0 + 15) // 16 * 4)",
-        f"    y__ssa_v1: {T} = t__ssa_v0[0]",
-        f"    y__phi_v2: {T} = pl.yield_(y__ssa_v1)",
-        "else:",
-        f"    y__phi_v2: {T} = pl.yield_(y__ssa_v0)",
-        "return y__phi_v2",
-    ))  # fmt: skip
+    p = program(
+        f"x__ssa_v0: {T}, y__ssa_v0: pl.InOut[{T}], remaining__ssa_v0: {IDX}",
+        body(
+            "if remaining__ssa_v0 > 0:",
+            f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=(remaining__ssa_v0 + 15) // 16 * 4)",
+            f"    y__ssa_v1: {T} = t__ssa_v0[0]",
+            f"    y__phi_v2: {T} = pl.yield_(y__ssa_v1)",
+            "else:",
+            f"    y__phi_v2: {T} = pl.yield_(y__ssa_v0)",
+            "return y__phi_v2",
+        ),
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["proven"]
     assert q is p
 
 
 def test_else_branch_gets_the_negated_condition() -> None:
-    p = program(MAIN_PARAMS, body(
-        "if n__ssa_v0 > 0:",
-        f"    a__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
-        "else:",
-        f"    b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=1 - n__ssa_v0)",
-        "return y__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            "if n__ssa_v0 > 0:",
+            f"    a__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
+            "else:",
+            f"    b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=1 - n__ssa_v0)",
+            "return y__ssa_v0",
+        ),
+    )
     assert outcomes(spmd(p)) == ["proven", "proven"]
 
 
 def test_positive_then_constraint_does_not_leak_into_else() -> None:
-    p = program(MAIN_PARAMS, body(
-        "if n__ssa_v0 > 0:",
-        f"    a__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
-        "else:",
-        f"    b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
-        "return y__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            "if n__ssa_v0 > 0:",
+            f"    a__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
+            "else:",
+            f"    b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
+            "return y__ssa_v0",
+        ),
+    )
     o = spmd(p)
     assert outcomes(o) == ["proven", "rejected"]
     assert codes(o) == ["SP301"] and "'y__ssa_v0' (parameter 1)" in o.diagnostics[0].message
@@ -171,12 +189,15 @@ def test_positive_then_constraint_does_not_leak_into_else() -> None:
 
 def test_ssa_scalar_binding_keeps_existing_positive_proof() -> None:
     # PyPTO's test_composite_scalar_binding_keeps_existing_positive_proof: exactly one If.
-    p = program(f"x__ssa_v0: {T}, y__ssa_v0: pl.InOut[{T}], size__ssa_v0: {IDX}", body(
-        f"n__ssa_v0: {IDX} = size__ssa_v0 * 3 // 4",
-        "if n__ssa_v0 > 0:",
-        f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
-        "return y__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        f"x__ssa_v0: {T}, y__ssa_v0: pl.InOut[{T}], size__ssa_v0: {IDX}",
+        body(
+            f"n__ssa_v0: {IDX} = size__ssa_v0 * 3 // 4",
+            "if n__ssa_v0 > 0:",
+            f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
+            "return y__ssa_v0",
+        ),
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["proven"] and o.diagnostics == ()
     assert main_text(q).count("if ") == 1
@@ -187,21 +208,46 @@ def test_ssa_scalar_binding_keeps_existing_positive_proof() -> None:
 # statements before the launch, its count, the outcome.
 CONTEXTS = {
     "bindings chain through names": (
-        [f"m__ssa_v0: {IDX} = n__ssa_v0 * n__ssa_v0", f"c__ssa_v0: {IDX} = m__ssa_v0 + 1"], "c__ssa_v0", "proven"),
-    "a tensor read is not arithmetic": ([f"k__ssa_v0: {IDX} = pl.tensor.read(x__ssa_v0, [0, 0])"], "k__ssa_v0", "guarded"),
+        [f"m__ssa_v0: {IDX} = n__ssa_v0 * n__ssa_v0", f"c__ssa_v0: {IDX} = m__ssa_v0 + 1"],
+        "c__ssa_v0",
+        "proven",
+    ),
+    "a tensor read is not arithmetic": (
+        [f"k__ssa_v0: {IDX} = pl.tensor.read(x__ssa_v0, [0, 0])"],
+        "k__ssa_v0",
+        "guarded",
+    ),
     # No branch at all: the range fact comes from `remaining = max(n, 1)` kept as a name, so
     # `((remaining + 15) // 16) * 4 >= 4` holds even after Simplify folded a redundant guard away.
     "simplify removed the guard: the binding's range proves it": (
-        [f"remaining__ssa_v0: {IDX} = pl.max(n__ssa_v0, 1)", f"blocks__ssa_v0: {IDX} = (remaining__ssa_v0 + 15) // 16 * 4"],
-        "blocks__ssa_v0", "proven"),
-    "a shape query is never negative": ([f"d__ssa_v0: {IDX} = pl.tensor.dim(x__ssa_v0, 0)"], "d__ssa_v0 + 1", "proven"),
+        [
+            f"remaining__ssa_v0: {IDX} = pl.max(n__ssa_v0, 1)",
+            f"blocks__ssa_v0: {IDX} = (remaining__ssa_v0 + 15) // 16 * 4",
+        ],
+        "blocks__ssa_v0",
+        "proven",
+    ),
+    "a shape query is never negative": (
+        [f"d__ssa_v0: {IDX} = pl.tensor.dim(x__ssa_v0, 0)"],
+        "d__ssa_v0 + 1",
+        "proven",
+    ),
     "a bare arithmetic binding counts": (["c__ssa_v0 = n__ssa_v0 + 1"], "c__ssa_v0", "proven"),
     "a binding inside a branch is not seen after it": (
-        ["if n__ssa_v0 > 0:", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"], "c__ssa_v0", "guarded"),
+        ["if n__ssa_v0 > 0:", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"],
+        "c__ssa_v0",
+        "guarded",
+    ),
     "a binding inside a with-scope is seen after it": (
-        ["with pl.scope(mode=pl.ScopeMode.MANUAL):", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"], "c__ssa_v0", "proven"),
+        ["with pl.scope(mode=pl.ScopeMode.MANUAL):", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"],
+        "c__ssa_v0",
+        "proven",
+    ),
     "a binding inside a loop is not seen after it": (
-        ["for i__idx_v0 in pl.range(2):", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"], "c__ssa_v0", "guarded"),
+        ["for i__idx_v0 in pl.range(2):", f"    c__ssa_v0: {IDX} = n__ssa_v0 + 1"],
+        "c__ssa_v0",
+        "guarded",
+    ),
 }
 
 
@@ -214,15 +260,18 @@ def test_launch_context(before: list[str], count: str, outcome: str) -> None:
 def test_rules_say_which_launches_need_no_proof() -> None:
     """A literal count, and the index of a loop counting up from a literal (`i + 1`), are decided
     by the rules as written; only the named count gets a Z3 goal."""
-    p = program(MAIN_PARAMS, body(
-        f"a__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=4)",
-        "for i__idx_v0, (y__iter_v1,) in pl.range(4, init_values=(y__ssa_v0,)):",
-        f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__iter_v1, core_num=i__idx_v0 + 1)",
-        f"    y__ssa_v2: {T} = t__ssa_v0[0]",
-        f"    y__rv_v3: {T} = pl.yield_(y__ssa_v2)",
-        f"b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__rv_v3, core_num=n__ssa_v0 + 1)",
-        "return y__rv_v3",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"a__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=4)",
+            "for i__idx_v0, (y__iter_v1,) in pl.range(4, init_values=(y__ssa_v0,)):",
+            f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__iter_v1, core_num=i__idx_v0 + 1)",
+            f"    y__ssa_v2: {T} = t__ssa_v0[0]",
+            f"    y__rv_v3: {T} = pl.yield_(y__ssa_v2)",
+            f"b__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__rv_v3, core_num=n__ssa_v0 + 1)",
+            "return y__rv_v3",
+        ),
+    )
     a = analyze(p, passes=("spmd",))
     assert a.derived is not None
     literal, index = a.derived["spmd_literal_count"], a.derived["spmd_index_count"]
@@ -236,9 +285,13 @@ def test_rules_say_which_launches_need_no_proof() -> None:
 
 
 def test_dynamic_dim_is_nonnegative_but_not_positive() -> None:
-    p = program(MAIN_PARAMS, body(*launch("TOKENS + 1"), "return r__ssa_v0"), dims='TOKENS = pl.dynamic("TOKENS")\n')
+    p = program(
+        MAIN_PARAMS, body(*launch("TOKENS + 1"), "return r__ssa_v0"), dims='TOKENS = pl.dynamic("TOKENS")\n'
+    )
     assert outcomes(spmd(p)) == ["proven"]
-    p = program(MAIN_PARAMS, body(*launch("TOKENS"), "return r__ssa_v0"), dims='TOKENS = pl.dynamic("TOKENS")\n')
+    p = program(
+        MAIN_PARAMS, body(*launch("TOKENS"), "return r__ssa_v0"), dims='TOKENS = pl.dynamic("TOKENS")\n'
+    )
     o = spmd(p)
     assert outcomes(o) == ["guarded"] and o.launches[0].counterexample == {"TOKENS": 0, "core_num": 0}
 
@@ -247,18 +300,32 @@ def test_dynamic_dim_is_nonnegative_but_not_positive() -> None:
 
 
 def test_unprovable_launch_is_guarded_with_pypto_shape() -> None:
-    p = program(MAIN_PARAMS, body(
-        f"prior__ssa_v0: {TID} = pl.system.task_dummy(deps=[])",
-        *launch("n__ssa_v0", deps="prior__ssa_v0"),
-        f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, x__ssa_v0, r__ssa_v0, deps=[tid__ssa_v0])",
-        "return r__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"prior__ssa_v0: {TID} = pl.system.task_dummy(deps=[])",
+            *launch("n__ssa_v0", deps="prior__ssa_v0"),
+            f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, x__ssa_v0, r__ssa_v0, deps=[tid__ssa_v0])",
+            "return r__ssa_v0",
+        ),
+    )
     q, o = legalize(p)
     d = o.launches[0]
     assert (d.outcome, d.counterexample, d.core_num, d.callee, d.function) == (
-        "guarded", {"core_num": 0, "n__ssa_v0": 0}, "n__ssa_v0", "kernel", "main")
-    assert d.to_json() == {"function": "main", "line": d.line, "callee": "kernel", "core_num": "n__ssa_v0",
-                           "outcome": "guarded", "counterexample": {"core_num": 0, "n__ssa_v0": 0}}
+        "guarded",
+        {"core_num": 0, "n__ssa_v0": 0},
+        "n__ssa_v0",
+        "kernel",
+        "main",
+    )
+    assert d.to_json() == {
+        "function": "main",
+        "line": d.line,
+        "callee": "kernel",
+        "core_num": "n__ssa_v0",
+        "outcome": "guarded",
+        "counterexample": {"core_num": 0, "n__ssa_v0": 0},
+    }
     [info] = o.diagnostics
     assert info.code == "SP310" and info.severity == "info"
     assert "core_num = 0 when n = 0" in info.message
@@ -276,28 +343,34 @@ def test_unprovable_launch_is_guarded_with_pypto_shape() -> None:
         f"tid__ssa_v0: {TID} = t__ssa_v0_guarded_1",
         f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, x__ssa_v0, r__ssa_v0, deps=[tid__ssa_v0])",
         "return r__ssa_v0",
-    )  # fmt: skip
+    )
 
 
 def test_dummy_without_deps_prints_empty_deps_and_keeps_launch_metadata() -> None:
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0, sync_start=True, allow_early_resolve=True)",
-        f"r__ssa_v0: {T} = t__ssa_v0[0]",
-        f"tid__ssa_v0: {TID} = t__ssa_v0[1]",
-        "return r__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0, sync_start=True, allow_early_resolve=True)",
+            f"r__ssa_v0: {T} = t__ssa_v0[0]",
+            f"tid__ssa_v0: {TID} = t__ssa_v0[1]",
+            "return r__ssa_v0",
+        ),
+    )
     text = main_text(legalize(p)[0])
     assert "core_num=n__ssa_v0, sync_start=True, allow_early_resolve=True)" in text
     assert f"spmd_empty_tid: {TID} = pl.system.task_dummy(deps=[])" in text
 
 
 def test_compound_count_is_bound_to_spmd_core_num_with_unique_names() -> None:
-    p = program(MAIN_PARAMS, body(
-        f"spmd_core_num: {IDX} = 7",
-        f"spmd_empty_tid: {TID} = pl.system.task_dummy(deps=[])",
-        *launch("n__ssa_v0 - 3"),
-        "return r__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"spmd_core_num: {IDX} = 7",
+            f"spmd_empty_tid: {TID} = pl.system.task_dummy(deps=[])",
+            *launch("n__ssa_v0 - 3"),
+            "return r__ssa_v0",
+        ),
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["guarded"] and o.launches[0].core_num == "n__ssa_v0 - 3"
     text = main_text(q)
@@ -308,16 +381,23 @@ def test_compound_count_is_bound_to_spmd_core_num_with_unique_names() -> None:
 
 
 def test_spmd_wrapper_call_with_core_num_attr_single_result() -> None:
-    kernels = KERNEL_1OUT + f"""\
+    kernels = (
+        KERNEL_1OUT
+        + f"""\
     @pl.function(type=pl.FunctionType.Spmd)
     def kernel_spmd(self, x__ssa_v0: {T}, y__ssa_v0: pl.Out[{T}]) -> {T}:
         y__ssa_v1: {T} = self.kernel(x__ssa_v0, y__ssa_v0)
         return y__ssa_v0
 """
-    p = program(MAIN_PARAMS, body(
-        f'r__ssa_v0: {T} = self.kernel_spmd(x__ssa_v0, y__ssa_v0, attrs={{"core_num": n__ssa_v0}})',
-        "return r__ssa_v0",
-    ), kernels=kernels)  # fmt: skip
+    )
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f'r__ssa_v0: {T} = self.kernel_spmd(x__ssa_v0, y__ssa_v0, attrs={{"core_num": n__ssa_v0}})',
+            "return r__ssa_v0",
+        ),
+        kernels=kernels,
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["guarded"] and o.launches[0].callee == "kernel_spmd"
     assert main_text(q) == body(
@@ -327,7 +407,7 @@ def test_spmd_wrapper_call_with_core_num_attr_single_result() -> None:
         "else:",
         f"    r__ssa_v0: {T} = pl.yield_(y__ssa_v0)",
         "return r__ssa_v0",
-    )  # fmt: skip
+    )
 
 
 # --------------------------------------------------------------------------- output contract
@@ -348,10 +428,14 @@ def test_omitted_outputs_before_inputs_one_sp301_lists_all() -> None:
     def kernel(a__ssa_v0: pl.Out[{T}], x__ssa_v0: {T}, b__ssa_v0: pl.InOut[{T}], z__ssa_v0: {T}) -> tuple[{T}, {T}]:
         return a__ssa_v0, b__ssa_v0
 """
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, x__ssa_v0, core_num=n__ssa_v0)",
-        "return y__ssa_v0",
-    ), kernels=kernels)  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, x__ssa_v0, core_num=n__ssa_v0)",
+            "return y__ssa_v0",
+        ),
+        kernels=kernels,
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["rejected"]
     [d] = o.diagnostics
@@ -367,10 +451,14 @@ def test_unreturned_out_must_also_be_preallocated() -> None:
     def kernel(a__ssa_v0: pl.Out[{T}], hidden__ssa_v0: pl.Out[{T}]) -> {T}:
         return a__ssa_v0
 """
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, y__ssa_v0, core_num=n__ssa_v0)",
-        "return y__ssa_v0",
-    ), kernels=kernels)  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, y__ssa_v0, core_num=n__ssa_v0)",
+            "return y__ssa_v0",
+        ),
+        kernels=kernels,
+    )
     o = spmd(p)
     assert codes(o) == ["SP301"] and "'hidden__ssa_v0' (parameter 1)" in o.diagnostics[0].message
 
@@ -381,45 +469,63 @@ def test_out_only_kernel_is_supported() -> None:
     def kernel(y__ssa_v0: pl.Out[{T}]) -> {T}:
         return y__ssa_v0
 """
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, y__ssa_v0, core_num=n__ssa_v0)",
-        f"r__ssa_v0: {T} = t__ssa_v0[0]",
-        "return r__ssa_v0",
-    ), kernels=kernels)  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, y__ssa_v0, core_num=n__ssa_v0)",
+            f"r__ssa_v0: {T} = t__ssa_v0[0]",
+            "return r__ssa_v0",
+        ),
+        kernels=kernels,
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["guarded"]
     assert "t__ssa_v0_guarded_0: " in main_text(q) and "pl.yield_(y__ssa_v0)" in main_text(q)
 
 
 def test_existing_positive_guard_allows_omitted_output() -> None:
-    p = program(MAIN_PARAMS, body(
-        "if n__ssa_v0 > 0:",
-        f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
-        "return y__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            "if n__ssa_v0 > 0:",
+            f"    t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, core_num=n__ssa_v0)",
+            "return y__ssa_v0",
+        ),
+    )
     o = spmd(p)
     assert outcomes(o) == ["proven"] and o.diagnostics == ()
 
 
 def test_reordered_multiple_returns_map_to_their_own_buffers() -> None:
-    p = program(f"a__ssa_v0: pl.InOut[{T}], b__ssa_v0: pl.InOut[pl.Tensor[[64, 64], pl.FP32, pl.MemRef(\"mem_ddr_1\", pl.const(0, pl.INT64), 16384)]], n__ssa_v0: {IDX}", body(
-        f"prior__ssa_v0: {TID} = pl.system.task_dummy(deps=[])",
-        f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.producer, a__ssa_v0, b__ssa_v0, deps=[prior__ssa_v0], core_num=n__ssa_v0, sync_start=True)",
-        f"ob__ssa_v0: {T} = t__ssa_v0[0]",
-        f"oa__ssa_v0: {T} = t__ssa_v0[1]",
-        f"tid__ssa_v0: {TID} = t__ssa_v0[2]",
-        f"u__ssa_v0: pl.Tuple[{TID}] = pl.submit(self.producer, oa__ssa_v0, ob__ssa_v0, deps=[tid__ssa_v0])",
-        "return oa__ssa_v0",
-    ), kernels=PRODUCER)  # fmt: skip
+    p = program(
+        f'a__ssa_v0: pl.InOut[{T}], b__ssa_v0: pl.InOut[pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)]], n__ssa_v0: {IDX}',
+        body(
+            f"prior__ssa_v0: {TID} = pl.system.task_dummy(deps=[])",
+            f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.producer, a__ssa_v0, b__ssa_v0, deps=[prior__ssa_v0], core_num=n__ssa_v0, sync_start=True)",
+            f"ob__ssa_v0: {T} = t__ssa_v0[0]",
+            f"oa__ssa_v0: {T} = t__ssa_v0[1]",
+            f"tid__ssa_v0: {TID} = t__ssa_v0[2]",
+            f"u__ssa_v0: pl.Tuple[{TID}] = pl.submit(self.producer, oa__ssa_v0, ob__ssa_v0, deps=[tid__ssa_v0])",
+            "return oa__ssa_v0",
+        ),
+        kernels=PRODUCER,
+    )
     q, o = legalize(p)
     slots = o.launches[0].slots
-    assert [(s.preserved, s.task_id) for s in slots] == [("b__ssa_v0", False), ("a__ssa_v0", False), (None, True)]
+    assert [(s.preserved, s.task_id) for s in slots] == [
+        ("b__ssa_v0", False),
+        ("a__ssa_v0", False),
+        (None, True),
+    ]
     text = main_text(q)
     tb = 'pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)]'
     # generated result types are the caller buffers' types, in callee return order
     assert f"t__ssa_v0_nonempty: pl.Tuple[{tb}, {T}, {TID}] = pl.spmd_submit(" in text
     assert f"t__ssa_v0_nonempty_0: {tb} = t__ssa_v0_nonempty[0]" in text
-    assert "t__ssa_v0_guarded_0, t__ssa_v0_guarded_1, t__ssa_v0_guarded_2 = pl.yield_(b__ssa_v0, a__ssa_v0, spmd_empty_tid)" in text
+    assert (
+        "t__ssa_v0_guarded_0, t__ssa_v0_guarded_1, t__ssa_v0_guarded_2 = pl.yield_(b__ssa_v0, a__ssa_v0, spmd_empty_tid)"
+        in text
+    )
     assert "deps=[prior__ssa_v0], core_num=n__ssa_v0, sync_start=True)" in text
     assert f"oa__ssa_v0: {T} = t__ssa_v0_guarded_1" in text
     # idempotent: the launch is now under `if n > 0`
@@ -428,20 +534,25 @@ def test_reordered_multiple_returns_map_to_their_own_buffers() -> None:
 
 
 def test_views_keep_their_own_mapping() -> None:
-    p = program(MAIN_PARAMS, body(
-        "v__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = pl.tensor.slice(y__ssa_v0, [32, 64], [32, 0])",
-        f"t__ssa_v0: pl.Tuple[pl.Tensor[[32, 64], pl.FP32], {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, v__ssa_v0, core_num=n__ssa_v0)",
-        "r__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = t__ssa_v0[0]",
-        f"w__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, r__ssa_v0, y__ssa_v0)",
-        "return y__ssa_v0",
-    ))  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            "v__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = pl.tensor.slice(y__ssa_v0, [32, 64], [32, 0])",
+            f"t__ssa_v0: pl.Tuple[pl.Tensor[[32, 64], pl.FP32], {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, v__ssa_v0, core_num=n__ssa_v0)",
+            "r__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = t__ssa_v0[0]",
+            f"w__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, r__ssa_v0, y__ssa_v0)",
+            "return y__ssa_v0",
+        ),
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["guarded"]
     assert o.launches[0].slots[0].preserved == "v__ssa_v0"
     # The TaskId is never projected, so only the view's slot is preserved: no dummy is needed.
     text = main_text(q)
     assert "t__ssa_v0_guarded_0: pl.Tensor[[32, 64], pl.FP32] = pl.yield_(v__ssa_v0)" in text
-    assert "task_dummy" not in text and "r__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = t__ssa_v0_guarded_0" in text
+    assert (
+        "task_dummy" not in text and "r__ssa_v0: pl.Tensor[[32, 64], pl.FP32] = t__ssa_v0_guarded_0" in text
+    )
 
 
 # --------------------------------------------------------------- result liveness, dead bindings
@@ -456,14 +567,18 @@ COMPUTED = f"""\
 
 def test_dead_projection_and_alias_do_not_make_a_result_escape() -> None:
     # Return 0 is computed (no existing tensor); its projection and an alias of it are unused.
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
-        f"z__ssa_v0: {T} = t__ssa_v0[0]",
-        f"z__ssa_v1: {T} = z__ssa_v0",
-        f"r__ssa_v0: {T} = t__ssa_v0[1]",
-        f"tid__ssa_v0: {TID} = t__ssa_v0[2]",
-        "return r__ssa_v0",
-    ), kernels=COMPUTED)  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
+            f"z__ssa_v0: {T} = t__ssa_v0[0]",
+            f"z__ssa_v1: {T} = z__ssa_v0",
+            f"r__ssa_v0: {T} = t__ssa_v0[1]",
+            f"tid__ssa_v0: {TID} = t__ssa_v0[2]",
+            "return r__ssa_v0",
+        ),
+        kernels=COMPUTED,
+    )
     q, o = legalize(p)
     d = o.launches[0]
     assert d.outcome == "guarded" and codes(o) == ["SP310"]
@@ -478,31 +593,39 @@ def test_dead_projection_and_alias_do_not_make_a_result_escape() -> None:
 
 
 def test_live_unmappable_result_is_sp302() -> None:
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
-        f"z__ssa_v0: {T} = t__ssa_v0[0]",
-        f"z__ssa_v1: {T} = z__ssa_v0",
-        f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, z__ssa_v1, y__ssa_v0)",
-        "return y__ssa_v0",
-    ), kernels=COMPUTED)  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
+            f"z__ssa_v0: {T} = t__ssa_v0[0]",
+            f"z__ssa_v1: {T} = z__ssa_v0",
+            f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, z__ssa_v1, y__ssa_v0)",
+            "return y__ssa_v0",
+        ),
+        kernels=COMPUTED,
+    )
     o = spmd(p)
     assert outcomes(o) == ["rejected"] and codes(o) == ["SP302"]
     assert "return 0 cannot be mapped to a caller-provided Tensor parameter" in o.diagnostics[0].message
 
 
 def test_no_escaping_result_guards_the_launch_alone() -> None:
-    p = program(MAIN_PARAMS, body(
-        f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
-        f"z__ssa_v0: {T} = t__ssa_v0[0]",
-        "return y__ssa_v0",
-    ), kernels=COMPUTED)  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            f"t__ssa_v0: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
+            f"z__ssa_v0: {T} = t__ssa_v0[0]",
+            "return y__ssa_v0",
+        ),
+        kernels=COMPUTED,
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["guarded"]
     assert main_text(q) == body(
         "if n__ssa_v0 > 0:",
         f"    t__ssa_v0_nonempty: pl.Tuple[{T}, {T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)",
         "return y__ssa_v0",
-    )  # fmt: skip
+    )
 
 
 # ------------------------------------------------------------------------ GM pipe scratch
@@ -515,23 +638,31 @@ def test_single_use_gm_pipe_scratch_moves_into_the_positive_branch() -> None:
     def kernel(x__ssa_v0: {T}, y__ssa_v0: pl.Out[{T}], buf__ssa_v0: pl.InOut[{T}]) -> {T}:
         return y__ssa_v0
 """
-    p = program(MAIN_PARAMS, body(
-        create,
-        f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0, core_num=n__ssa_v0)",
-        f"r__ssa_v0: {T} = t__ssa_v0[0]",
-        "return r__ssa_v0",
-    ), kernels=kernels)  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            create,
+            f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0, core_num=n__ssa_v0)",
+            f"r__ssa_v0: {T} = t__ssa_v0[0]",
+            "return r__ssa_v0",
+        ),
+        kernels=kernels,
+    )
     q, o = legalize(p)
     assert outcomes(o) == ["guarded"] and o.launches[0].scratch == ("gm_pipe_buffer_0",)
     text = main_text(q)
     assert text.startswith(f"        if n__ssa_v0 > 0:\n            {create}\n            t__ssa_v0_nonempty")
     # shared compiler scratch is rejected
-    p = program(MAIN_PARAMS, body(
-        create,
-        f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0, core_num=n__ssa_v0)",
-        f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0)",
-        "return y__ssa_v0",
-    ), kernels=kernels)  # fmt: skip
+    p = program(
+        MAIN_PARAMS,
+        body(
+            create,
+            f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0, core_num=n__ssa_v0)",
+            f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0)",
+            "return y__ssa_v0",
+        ),
+        kernels=kernels,
+    )
     o = spmd(p)
     assert outcomes(o) == ["rejected"] and codes(o) == ["SP302"]
     assert "gm_pipe_buffer_0" in o.diagnostics[0].message
@@ -543,9 +674,14 @@ def test_single_use_gm_pipe_scratch_moves_into_the_positive_branch() -> None:
 def test_preflight_flags_unguarded_launches_only() -> None:
     p = program(MAIN_PARAMS, body(*launch("n__ssa_v0"), "return r__ssa_v0"))
     [d] = preflight(p)
-    assert (d.code, d.severity) == ("SP310", "error") and "reached codegen without a positive guard" in d.message
+    assert (d.code, d.severity) == (
+        "SP310",
+        "error",
+    ) and "reached codegen without a positive guard" in d.message
     assert preflight(legalize(p)[0]) == []
-    assert [d.code for d in preflight(program(MAIN_PARAMS, body(*launch("0"), "return r__ssa_v0")))] == ["SP303"]
+    assert [d.code for d in preflight(program(MAIN_PARAMS, body(*launch("0"), "return r__ssa_v0")))] == [
+        "SP303"
+    ]
 
 
 # ------------------------------------------------------------------------------------ corpus
@@ -558,15 +694,24 @@ def test_a09_one_guard_two_provable() -> None:
     p = parse_file(CORPUS / "a09_orch_spmd_counts.spmd_input.py")
     q, o = legalize(p)
     assert [(d.core_num, d.outcome) for d in o.launches] == [
-        ("n__ssa_v0", "guarded"), ("blocks__ssa_v0", "proven"), ("i__idx_v0 + 1", "proven")]
+        ("n__ssa_v0", "guarded"),
+        ("blocks__ssa_v0", "proven"),
+        ("i__idx_v0 + 1", "proven"),
+    ]
     assert codes(o) == ["SP310"]
     text = print_program(q)
     # t0 feeds the deps of launch #2, so the empty path still produces a TaskId.
-    assert "_submit_tmp__ssa_v0_guarded_0, _submit_tmp__ssa_v0_guarded_1 = pl.yield_(y__ssa_v0, spmd_empty_tid)" in text
+    assert (
+        "_submit_tmp__ssa_v0_guarded_0, _submit_tmp__ssa_v0_guarded_1 = pl.yield_(y__ssa_v0, spmd_empty_tid)"
+        in text
+    )
     assert f"t0__ssa_v0: {TID} = _submit_tmp__ssa_v0_guarded_1" in text
     # only `main` changed: the kernel prints byte-for-byte
     src = (CORPUS / "a09_orch_spmd_counts.spmd_input.py").read_text()
-    assert text.split("    @pl.function(type=pl.FunctionType.Orchestration")[0] == src.split("    @pl.function(type=pl.FunctionType.Orchestration")[0]
+    assert (
+        text.split("    @pl.function(type=pl.FunctionType.Orchestration")[0]
+        == src.split("    @pl.function(type=pl.FunctionType.Orchestration")[0]
+    )
     again = parse(text)
     q2, o2 = legalize(again)
     assert outcomes(o2) == ["proven", "proven", "proven"] and preflight(again) == []
@@ -578,7 +723,10 @@ def test_a14_two_provable_one_guard() -> None:
     p = parse_file(CORPUS / "a14_manual_graph_barrier.spmd_input.py")
     q, o = legalize(p)
     assert [(d.core_num, d.outcome) for d in o.launches] == [
-        ("c1__ssa_v0", "proven"), ("c2__ssa_v0", "proven"), ("c3__ssa_v0", "guarded")]
+        ("c1__ssa_v0", "proven"),
+        ("c2__ssa_v0", "proven"),
+        ("c3__ssa_v0", "guarded"),
+    ]
     assert o.launches[2].counterexample == {"core_num": 0, "n__ssa_v0": 1}
     assert "core_num = 0 when n = 1" in o.diagnostics[0].message
     assert outcomes(spmd(parse(print_program(q)))) == ["proven"] * 3

@@ -62,7 +62,9 @@ def test_kept_invariant_scalars_say_why_they_are_safe() -> None:
         ("a11_reject_dynamic_control", None, None, None),
     ],
 )
-def test_rejected_scalars_name_the_blocking_leaf(prog: str, function: str | None, var: str | None, reason: str | None) -> None:
+def test_rejected_scalars_name_the_blocking_leaf(
+    prog: str, function: str | None, var: str | None, reason: str | None
+) -> None:
     a = analysis_of(graph_input(prog))
     if function is None:
         rejected = [d for d in a.diagnostics if d.code == "GB118"]
@@ -81,7 +83,9 @@ def test_rejected_scalars_name_the_blocking_leaf(prog: str, function: str | None
     ("function", "blocking_reason", "varying_reason"),
     [("mixed_view", "loop_index", "scalar_param"), ("read_offset", "call", "opaque")],
 )
-def test_rejected_views_name_the_deciding_operand(function: str, blocking_reason: str, varying_reason: str) -> None:
+def test_rejected_views_name_the_deciding_operand(
+    function: str, blocking_reason: str, varying_reason: str
+) -> None:
     a = analysis_of(graph_input("a12_reject_mixed_offsets"))
     ex = a.explain(function, "xv")
     assert ex.verdict == "rejected" and ex.kind == "view"
@@ -130,7 +134,10 @@ def test_every_graph_value_gets_the_verdict_of_its_relation() -> None:
                 assert (ex.verdict == "hoisted") <= (vid in hoisted), (path.name, name)
                 assert (vid in hoisted) <= (ex.verdict in ("hoisted", "rejected")), (path.name, name)
                 if ex.verdict == "kept":
-                    assert any(r in ("kept_invariant", "kept_view", "left_alloc", "loop_trip") for r, _ in ex.evidence)
+                    assert any(
+                        r in ("kept_invariant", "kept_view", "left_alloc", "loop_trip")
+                        for r, _ in ex.evidence
+                    )
                 if ex.verdict == "removed_alias":
                     assert any(r[0] == f"{fn}/{name}" for r in d["scalar_alias"])
 

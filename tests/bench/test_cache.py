@@ -39,5 +39,7 @@ def test_disabled(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("LEGALOG_NO_CACHE", "1")
     calls = []
     for _ in range(2):
-        cache.cached(str(EXAMPLE), "host_build_graph", lambda t, r: calls.append(1) or batch.analyse_file(t, r))
+        cache.cached(
+            str(EXAMPLE), "host_build_graph", lambda t, r: calls.append(1) or batch.analyse_file(t, r)
+        )
     assert len(calls) == 2 and not (tmp_path / "c").exists()

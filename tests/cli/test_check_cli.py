@@ -12,7 +12,9 @@ EXAMPLES = REPO / "examples"
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
 
 
 def test_check_a_legal_example_exits_zero() -> None:

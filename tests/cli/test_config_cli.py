@@ -20,8 +20,15 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd,
-                            env=ENV, timeout=600, check=False)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "legalog", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=ENV,
+        timeout=600,
+        check=False,
+    )
     assert "Traceback" not in result.stderr + result.stdout, result.stderr
     return result
 
@@ -42,42 +49,57 @@ def tree(tmp_path: Path, files: dict[str, str | Path]) -> Path:
 
 
 def test_a_pyproject_with_only_a_subtable_is_found(tmp_path: Path) -> None:
-    tree(tmp_path, {"pyproject.toml": '[tool.legalog.per-file-ignores]\n"*.py" = ["GB201"]\n', "d.py": ROW_SHIFT})
+    tree(
+        tmp_path,
+        {"pyproject.toml": '[tool.legalog.per-file-ignores]\n"*.py" = ["GB201"]\n', "d.py": ROW_SHIFT},
+    )
     assert codes(run("check", "--format", "json", "d.py", cwd=tmp_path)) == {"d.py": []}
 
 
 def test_each_file_gets_its_nearest_configuration(tmp_path: Path) -> None:
-    tree(tmp_path, {
-        "pyproject.toml": '[tool.legalog]\nignore = ["GB201"]\n',
-        "a/d.py": ROW_SHIFT,
-        "b/pyproject.toml": "[project]\nname = 'b'\n",  # no [tool.legalog]: not a configuration
-        "b/d.py": ROW_SHIFT,
-        "c/legalog.toml": 'ignore = ["GB119"]\n',  # a legalog.toml is one whatever it holds
-        "c/d.py": ROW_SHIFT,
-        "c/m.py": MIXED,
-    })  # fmt: skip
+    tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.legalog]\nignore = ["GB201"]\n',
+            "a/d.py": ROW_SHIFT,
+            "b/pyproject.toml": "[project]\nname = 'b'\n",  # no [tool.legalog]: not a configuration
+            "b/d.py": ROW_SHIFT,
+            "c/legalog.toml": 'ignore = ["GB119"]\n',  # a legalog.toml is one whatever it holds
+            "c/d.py": ROW_SHIFT,
+            "c/m.py": MIXED,
+        },
+    )
     found = codes(run("check", "--format", "json", "a", "b", "c", cwd=tmp_path))
     assert found == {"a/d.py": [], "b/d.py": [], "c/d.py": ["GB201"], "c/m.py": ["GB113", "GB118"]}
     explicit = codes(run("check", "--format", "json", "--config", "c/legalog.toml", "a", cwd=tmp_path))
     assert explicit == {"a/d.py": ["GB201"]}  # --config is every file's
 
 
-@pytest.mark.parametrize(("text", "line"), [("[tool.legalog\nruntime = 1\n", 1), ("[tool.legalog]\nignore = [\n", 2)])
+@pytest.mark.parametrize(
+    ("text", "line"), [("[tool.legalog\nruntime = 1\n", 1), ("[tool.legalog]\nignore = [\n", 2)]
+)
 def test_a_broken_toml_is_an_error_with_its_line(tmp_path: Path, text: str, line: int) -> None:
     tree(tmp_path, {"pyproject.toml": text, "d.py": ROW_SHIFT})
     result = run("check", "d.py", cwd=tmp_path)
-    assert result.returncode == 2 and result.stderr.startswith(f"legalog: {tmp_path / 'pyproject.toml'}:{line}: not valid TOML")
+    assert result.returncode == 2 and result.stderr.startswith(
+        f"legalog: {tmp_path / 'pyproject.toml'}:{line}: not valid TOML"
+    )
 
 
 def test_the_command_line_selects_and_ignores_over_the_file(tmp_path: Path) -> None:
-    tree(tmp_path, {"pyproject.toml": '[tool.legalog]\nignore = ["GB113"]\n', "m.py": MIXED, "d.py": ROW_SHIFT})
+    tree(
+        tmp_path, {"pyproject.toml": '[tool.legalog]\nignore = ["GB113"]\n', "m.py": MIXED, "d.py": ROW_SHIFT}
+    )
 
     def check(*options: str) -> dict[str, list[str]]:
         return codes(run("check", "--format", "json", *options, "m.py", "d.py", cwd=tmp_path))
 
     assert check() == {"d.py": ["GB201"], "m.py": ["GB118", "GB119", "GB119"]}
     assert check("--select", "GB11") == {"d.py": [], "m.py": ["GB118", "GB119", "GB119"]}
-    assert check("--ignore", "GB119") == {"d.py": ["GB201"], "m.py": ["GB113", "GB118"]}  # replaces the file's
+    assert check("--ignore", "GB119") == {
+        "d.py": ["GB201"],
+        "m.py": ["GB113", "GB118"],
+    }  # replaces the file's
     assert check("--extend-ignore", "GB119,GB2") == {"d.py": [], "m.py": ["GB118"]}  # adds to it
     assert check("--per-file-ignores", "m.*:GB118") == {"d.py": ["GB201"], "m.py": ["GB119", "GB119"]}
     wrong = run("check", "--select", "GB999", "d.py", cwd=tmp_path)
@@ -88,14 +110,25 @@ def test_a_rejected_file_whose_errors_are_all_ignored_says_so(tmp_path: Path) ->
     tree(tmp_path, {"m.py": MIXED})
     result = run("check", "--ignore", "GB1", "m.py", cwd=tmp_path)
     assert result.returncode == 0  # ignored codes leave the exit status
-    assert "m.py: rejected, but every error is ignored (GB113, GB118, GB119); `legalog fix` writes nothing for it" in result.stdout
+    assert (
+        "m.py: rejected, but every error is ignored (GB113, GB118, GB119); `legalog fix` writes nothing for it"
+        in result.stdout
+    )
     assert "1 file: 1 rejected" in result.stdout
-    [entry] = json.loads(run("check", "--format", "json", "--ignore", "GB1", "m.py", cwd=tmp_path).stdout)["files"]
-    assert entry["status"] == "rejected" and entry["diagnostics"] == [] and entry["ignored"] == ["GB113", "GB118", "GB119"]
+    [entry] = json.loads(run("check", "--format", "json", "--ignore", "GB1", "m.py", cwd=tmp_path).stdout)[
+        "files"
+    ]
+    assert (
+        entry["status"] == "rejected"
+        and entry["diagnostics"] == []
+        and entry["ignored"] == ["GB113", "GB118", "GB119"]
+    )
 
 
 def test_a_file_named_explicitly_is_checked_though_excluded_unless_forced(tmp_path: Path) -> None:
-    tree(tmp_path, {"pyproject.toml": '[tool.legalog]\nexclude = ["scratch/**"]\n', "scratch/d.py": ROW_SHIFT})
+    tree(
+        tmp_path, {"pyproject.toml": '[tool.legalog]\nexclude = ["scratch/**"]\n', "scratch/d.py": ROW_SHIFT}
+    )
     named = run("check", "scratch/d.py", cwd=tmp_path)
     assert named.returncode == 0 and "1 file: 1 rewritten" in named.stdout
     folder = run("check", "scratch", cwd=tmp_path)

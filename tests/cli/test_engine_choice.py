@@ -19,13 +19,20 @@ EXAMPLES = REPO / "examples"
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "legalog", *args], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "legalog", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_check_gives_the_same_report_on_either_engine() -> None:
-    reports = {engine: run("check", str(EXAMPLES), "--format", "json", "--engine", engine, "--jobs", "1")
-               for engine in ENGINES}
+    reports = {
+        engine: run("check", str(EXAMPLES), "--format", "json", "--engine", engine, "--jobs", "1")
+        for engine in ENGINES
+    }
     assert {r.returncode for r in reports.values()} == {1}  # the examples include rejected programs
     assert reports["clingo"].stdout == reports["pydatalog"].stdout
 
@@ -48,7 +55,9 @@ def test_an_unknown_engine_is_a_usage_error() -> None:
 
 def test_the_library_takes_the_engine_and_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     text = (EXAMPLES / "mixed_offsets.py").read_text(encoding="utf-8")
-    answers = {engine: legalog.analyze(text, "mixed_offsets.py", engine=engine).diagnostics for engine in ENGINES}
+    answers = {
+        engine: legalog.analyze(text, "mixed_offsets.py", engine=engine).diagnostics for engine in ENGINES
+    }
     assert answers["clingo"] == answers["pydatalog"] and answers["clingo"]
     row_shift = (EXAMPLES / "row_shift.py").read_text(encoding="utf-8")
     why = {engine: legalog.explain(row_shift, "shift", "base", engine=engine).to_json() for engine in ENGINES}

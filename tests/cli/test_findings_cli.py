@@ -26,9 +26,18 @@ RENAMES = CASES / "a08_rename_chain_collapses.py"  # renames deleted
 KEPT = CASES / "a12_constant_trip_loop_offset.py"  # a value kept in place (replay-invariant)
 
 
-def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd,
-                            timeout=600, env=env, check=False)  # fmt: skip
+def run(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "legalog", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        env=env,
+        check=False,
+    )
     assert "Traceback" not in result.stderr + result.stdout, result.stderr
     return result
 
@@ -58,9 +67,15 @@ def test_the_readme_shows_what_its_first_command_prints() -> None:
     assert run("check", "--no-cache", "examples/row_shift.py", cwd=REPO).stdout.rstrip("\n") == shown
 
 
-@pytest.mark.parametrize(("path", "code", "subject"), [
-    (PARAM_ORDER, "GB201", "base"), (PARAM_ORDER, "GB202", "wl"), (PARAM_ORDER, "GB203", "tmp"), (RENAMES, "GB204", None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("path", "code", "subject"),
+    [
+        (PARAM_ORDER, "GB201", "base"),
+        (PARAM_ORDER, "GB202", "wl"),
+        (PARAM_ORDER, "GB203", "tmp"),
+        (RENAMES, "GB204", None),
+    ],
+)
 def test_each_finding_in_text_json_and_sarif(path: Path, code: str, subject: str | None) -> None:
     text = run("check", "--no-cache", str(path))
     assert text.returncode == 0
@@ -69,7 +84,9 @@ def test_each_finding_in_text_json_and_sarif(path: Path, code: str, subject: str
     found = [d for d in entry["diagnostics"] if d["code"] == code]
     assert found and all(d["severity"] == "info" and d["fixable"] for d in found)
     # the subject is the name the message shows (the dump's own spelling)
-    assert subject is None or all(f"`{d['subject']}`" in d["message"] and d["subject"].startswith(subject) for d in found)
+    assert subject is None or all(
+        f"`{d['subject']}`" in d["message"] and d["subject"].startswith(subject) for d in found
+    )
     assert all(entry["graphs"][0]["function"] in d["fix_functions"] for d in found)
     sarif = json.loads(run("check", "--format", "sarif", "--no-cache", str(path)).stdout)
     jsonschema.validate(sarif, SARIF_SCHEMA)
@@ -78,8 +95,12 @@ def test_each_finding_in_text_json_and_sarif(path: Path, code: str, subject: str
     assert all(r["level"] == "note" for r in results)
     # each is fixed by its own fix, or by the shared one of its Graph it points to
     carriers = {r["guid"] for r in sarif["runs"][0]["results"] if r.get("fixes")}
-    assert all(r["fixes"][0]["artifactChanges"][0]["replacements"] if "fixes" in r else r["properties"]["fixedWith"] in carriers
-               for r in results)  # fmt: skip
+    assert all(
+        r["fixes"][0]["artifactChanges"][0]["replacements"]
+        if "fixes" in r
+        else r["properties"]["fixedWith"] in carriers
+        for r in results
+    )
     rule = next(r for r in sarif["runs"][0]["tool"]["driver"]["rules"] if r["id"] == code)
     assert "Before:" in rule["help"]["text"] and "**After:**" in rule["help"]["markdown"]
 
@@ -89,7 +110,9 @@ def test_params_before_and_after_in_json() -> None:
     graph = entry["graphs"][0]
     hoisted = len(graph["hoisted_allocs"]) + len(graph["hoisted_views"]) + len(graph["hoisted_scalars"])
     assert graph["params_after"][: len(graph["params_before"])] == graph["params_before"]
-    assert len(graph["params_after"]) == len(graph["params_before"]) + hoisted == len(graph["params_before"]) + 3
+    assert (
+        len(graph["params_after"]) == len(graph["params_before"]) + hoisted == len(graph["params_before"]) + 3
+    )
 
 
 def test_kept_values_only_with_verbose_and_in_json() -> None:
@@ -120,8 +143,17 @@ def apply_sarif_fixes(original: str, sarif: dict) -> str:
             for change in fix["artifactChanges"]:
                 for rep in change["replacements"]:
                     region = rep["deletedRegion"]
-                    edits.add((region["charOffset"], region["charLength"], rep["insertedContent"]["text"],
-                               region["startLine"], region["startColumn"], region["endLine"], region["endColumn"]))
+                    edits.add(
+                        (
+                            region["charOffset"],
+                            region["charLength"],
+                            rep["insertedContent"]["text"],
+                            region["startLine"],
+                            region["startColumn"],
+                            region["endLine"],
+                            region["endColumn"],
+                        )
+                    )
     out, pos = [], 0
     for offset, length, text, start_line, start_col, end_line, end_col in sorted(edits):
         assert offset >= pos, "fixes overlap"
@@ -137,13 +169,26 @@ def _position(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-@pytest.mark.parametrize("path", [ROW_SHIFT, EXAMPLES / "spmd_counts.py", PARAM_ORDER, RENAMES,
-                                  CASES / "c08_view_of_inplace_rebound_alloc.py",
-                                  CASES / "a15_derived_inside_loop_hoisted.py"], ids=lambda p: p.stem)  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    [
+        ROW_SHIFT,
+        EXAMPLES / "spmd_counts.py",
+        PARAM_ORDER,
+        RENAMES,
+        CASES / "c08_view_of_inplace_rebound_alloc.py",
+        CASES / "a15_derived_inside_loop_hoisted.py",
+    ],
+    ids=lambda p: p.stem,
+)
 def test_sarif_fixes_applied_to_the_input_give_fix_output(path: Path, tmp_path: Path) -> None:
     sarif = json.loads(run("check", "--format", "sarif", "--no-cache", str(path)).stdout)
     jsonschema.validate(sarif, SARIF_SCHEMA)
-    assert all(r.get("fixes") or r["properties"]["fixedWith"] for r in sarif["runs"][0]["results"] if r["level"] == "note")
+    assert all(
+        r.get("fixes") or r["properties"]["fixedWith"]
+        for r in sarif["runs"][0]["results"]
+        if r["level"] == "note"
+    )
     out = tmp_path / "fixed.py"
     assert run("fix", str(path), "-o", str(out)).returncode == 0
     assert apply_sarif_fixes(path.read_text(encoding="utf-8"), sarif) == out.read_text(encoding="utf-8")
@@ -155,8 +200,15 @@ def test_sarif_fixes_applied_to_the_input_give_fix_output(path: Path, tmp_path: 
 def test_rule_documents_a_code() -> None:
     result = run("rule", "GB203")
     assert result.returncode == 0
-    for part in ("GB203 (graph-alloc-hoisted, info) [*]", "What it means:", "Why the runtime cares:",
-                 "What to do instead:", "Before:", "After:", "pl.tensor.create"):  # fmt: skip
+    for part in (
+        "GB203 (graph-alloc-hoisted, info) [*]",
+        "What it means:",
+        "Why the runtime cares:",
+        "What to do instead:",
+        "Before:",
+        "After:",
+        "pl.tensor.create",
+    ):
         assert part in result.stdout
 
 
@@ -191,13 +243,20 @@ def _project(tmp_path: Path, table: str) -> Path:
 
 
 def test_config_is_found_above_the_checked_path(tmp_path: Path) -> None:
-    dumps = _project(tmp_path, 'fail-on = "never"\nignore = ["GB201"]\nper-file-ignores = {"dumps/mixed_*.py" = ["GB119"]}')
+    dumps = _project(
+        tmp_path, 'fail-on = "never"\nignore = ["GB201"]\nper-file-ignores = {"dumps/mixed_*.py" = ["GB119"]}'
+    )
     result = run("check", "--format", "json", "--no-cache", str(dumps))
     assert result.returncode == 0  # fail-on = never, although mixed_offsets is rejected
-    codes = {Path(f["path"]).name: [d["code"] for d in f["diagnostics"]] for f in json.loads(result.stdout)["files"]}
+    codes = {
+        Path(f["path"]).name: [d["code"] for d in f["diagnostics"]]
+        for f in json.loads(result.stdout)["files"]
+    }
     assert codes["row_shift.py"] == []
     assert "GB119" not in codes["mixed_offsets.py"] and "GB118" in codes["mixed_offsets.py"]
-    assert run("check", "--no-cache", "--fail-on", "error", str(dumps)).returncode == 1  # the CLI overrides the file
+    assert (
+        run("check", "--no-cache", "--fail-on", "error", str(dumps)).returncode == 1
+    )  # the CLI overrides the file
 
 
 def test_config_runtime_and_exclude(tmp_path: Path) -> None:
@@ -205,17 +264,21 @@ def test_config_runtime_and_exclude(tmp_path: Path) -> None:
     files = json.loads(run("check", "--format", "json", "--no-cache", str(dumps)).stdout)["files"]
     assert [Path(f["path"]).name for f in files] == ["row_shift.py"]
     assert [d["code"] for d in files[0]["diagnostics"]] == ["GB101"]  # a Graph on the wrong runtime
-    override = json.loads(run("check", "--format", "json", "--no-cache", "--runtime", "host_build_graph",
-                              str(dumps)).stdout)["files"]  # fmt: skip
+    override = json.loads(
+        run("check", "--format", "json", "--no-cache", "--runtime", "host_build_graph", str(dumps)).stdout
+    )["files"]
     assert override[0]["status"] == "rewritten"
 
 
-@pytest.mark.parametrize(("table", "line", "words"), [
-    ('runtime = "host_build_graph"\nfail_on = "never"', 6, "unknown key `fail_on`"),
-    ('ignore = ["GB201",\n  "GB999"]', 6, "unknown code 'GB999'"),
-    ('fail-on = "sometimes"', 5, "`fail-on`"),
-    ('ignore = [', 5, "not valid TOML"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("table", "line", "words"),
+    [
+        ('runtime = "host_build_graph"\nfail_on = "never"', 6, "unknown key `fail_on`"),
+        ('ignore = ["GB201",\n  "GB999"]', 6, "unknown code 'GB999'"),
+        ('fail-on = "sometimes"', 5, "`fail-on`"),
+        ("ignore = [", 5, "not valid TOML"),
+    ],
+)
 def test_config_errors_name_the_file_and_line(tmp_path: Path, table: str, line: int, words: str) -> None:
     dumps = _project(tmp_path, table)
     result = run("check", str(dumps))
@@ -226,7 +289,9 @@ def test_config_errors_name_the_file_and_line(tmp_path: Path, table: str, line: 
 def test_explicit_config_file(tmp_path: Path) -> None:
     config = tmp_path / "legalog.toml"
     config.write_text('ignore = ["GB2"]\n')
-    files = json.loads(run("check", "--format", "json", "--no-cache", "--config", str(config), str(ROW_SHIFT)).stdout)["files"]
+    files = json.loads(
+        run("check", "--format", "json", "--no-cache", "--config", str(config), str(ROW_SHIFT)).stdout
+    )["files"]
     assert files[0]["diagnostics"] == [] and files[0]["status"] == "rewritten"
     missing = run("check", "--config", str(tmp_path / "nope.toml"), str(ROW_SHIFT))
     assert missing.returncode == 2 and "no such configuration file" in missing.stderr
@@ -247,11 +312,20 @@ def test_fix_many_in_place(tmp_path: Path) -> None:
     before = {p: p.read_bytes() for p in tree.rglob("*.py")}
     result = run("fix", "--in-place", "--jobs", "2", str(tree))
     assert result.returncode == 2  # an unreadable input is there
-    assert "4 files: 2 fixed, 1 rejected, 1 error (nothing written for rejected or failed files)" in result.stderr
+    assert (
+        "4 files: 2 fixed, 1 rejected, 1 error (nothing written for rejected or failed files)"
+        in result.stderr
+    )
     assert (tree / "a.py").read_text() == (tree / "sub" / "b.py").read_text() == expected.read_text()
     for name in ("broken.py", "sub/rejected.py"):
         assert (tree / name).read_bytes() == before[tree / name]
-    assert sorted(p.name for p in tree.rglob("*")) == ["a.py", "b.py", "broken.py", "rejected.py", "sub"]  # no temp files
+    assert sorted(p.name for p in tree.rglob("*")) == [
+        "a.py",
+        "b.py",
+        "broken.py",
+        "rejected.py",
+        "sub",
+    ]  # no temp files
     again = run("fix", "--in-place", str(tree / "a.py"), str(tree / "sub" / "b.py"))
     assert again.returncode == 0 and "2 files: 2 legal" in again.stderr
 
@@ -279,9 +353,19 @@ def test_fix_many_runs_its_batch_as_check_does(tmp_path: Path) -> None:
     """`fix` over many dumps takes check's batch options: the cache it names, the executor, the
     time limit (a file past it is an error, so nothing is written for it)."""
     cache = tmp_path / "cache"
-    assert run("fix", "--diff", "--cache-dir", str(cache), str(ROW_SHIFT), str(RENAMES)).returncode == 1  # changes pending
+    assert (
+        run("fix", "--diff", "--cache-dir", str(cache), str(ROW_SHIFT), str(RENAMES)).returncode == 1
+    )  # changes pending
     assert any(p.is_file() for p in cache.rglob("*")), "--cache-dir was not used"
-    dask = run("fix", "--diff", "--executor", "dask", str(ROW_SHIFT), str(RENAMES), env={**os.environ, "LEGALOG_DASK_SCHEDULER": ""})
+    dask = run(
+        "fix",
+        "--diff",
+        "--executor",
+        "dask",
+        str(ROW_SHIFT),
+        str(RENAMES),
+        env={**os.environ, "LEGALOG_DASK_SCHEDULER": ""},
+    )
     assert dask.returncode == 2 and "--executor dask needs --scheduler" in dask.stderr
     both = run("fix", "--diff", "--no-cache", "--cache-dir", str(cache), str(ROW_SHIFT), str(RENAMES))
     assert both.returncode == 2 and "exclude each other" in both.stderr
@@ -328,7 +412,9 @@ def reachable(edges: list[tuple[str, str, str]], start: str) -> set[str]:
 
 
 def test_why_dot_of_a_rejected_view_marks_the_blocking_leaf() -> None:
-    result = run("why", str(EXAMPLES / "mixed_offsets.py"), "-f", "read_offset", "-v", "xv", "--format", "dot")
+    result = run(
+        "why", str(EXAMPLES / "mixed_offsets.py"), "-f", "read_offset", "-v", "xv", "--format", "dot"
+    )
     assert result.returncode == 0
     nodes, edges = parse_dot(result.stdout)
     [value] = [n for n, a in nodes.items() if a["shape"] == "doubleoctagon"]

@@ -22,12 +22,21 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 ROW_SHIFT, MIXED = EXAMPLES / "row_shift.py", EXAMPLES / "mixed_offsets.py"
 ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | {
-    "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}  # fmt: skip
+    "PYTHONPATH": str(REPO),
+    "LEGALOG_NO_CACHE": "1",
+}
 
 
 def run(*args: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd,
-                            timeout=600, env={**ENV, **(env or {})}, check=False)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "legalog", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        env={**ENV, **(env or {})},
+        check=False,
+    )
     assert "Traceback" not in result.stderr + result.stdout, result.stderr
     return result
 
@@ -48,7 +57,9 @@ def report(dumps: Path, fmt: str, *extra: str) -> subprocess.CompletedProcess[st
 
 def expected_diagnostics(dumps: Path) -> list[tuple[str, str, int, int, str]]:
     files = json.loads(report(dumps, "json").stdout)["files"]
-    return [(f["path"], d["code"], d["line"], d["column"], d["severity"]) for f in files for d in f["diagnostics"]]
+    return [
+        (f["path"], d["code"], d["line"], d["column"], d["severity"]) for f in files for d in f["diagnostics"]
+    ]
 
 
 def test_full_names_the_severity_and_format_is_its_alias(dumps: Path) -> None:
@@ -74,7 +85,9 @@ def test_concise_is_one_line_a_diagnostic(dumps: Path) -> None:
 
 def test_json_lines_is_one_object_a_diagnostic(dumps: Path) -> None:
     rows = [json.loads(line) for line in report(dumps, "json-lines").stdout.splitlines()]
-    assert [(r["path"], r["code"], r["line"], r["column"], r["severity"]) for r in rows] == expected_diagnostics(dumps)
+    assert [
+        (r["path"], r["code"], r["line"], r["column"], r["severity"]) for r in rows
+    ] == expected_diagnostics(dumps)
     assert {r["status"] for r in rows} == {"rewritten", "rejected", "error"}
 
 
@@ -94,7 +107,8 @@ def test_github_annotations_follow_the_workflow_command_syntax(dumps: Path) -> N
     assert all(parsed), lines
     level = {"error": "error", "warning": "warning", "info": "notice"}
     assert [(unescape(m[2]), m[6].split(" ", 1)[0], int(m[3]), int(m[4]), m[1]) for m in parsed if m] == [
-        (path, code, row, col, level[sev]) for path, code, row, col, sev in expected_diagnostics(dumps)]  # fmt: skip
+        (path, code, row, col, level[sev]) for path, code, row, col, sev in expected_diagnostics(dumps)
+    ]
     first = parsed[0]
     assert first is not None and unescape(first[5]) == "legalog GB201 (fixable with legalog fix)"
     assert first[6].startswith("GB201 [*] derived boundary scalar `base__ssa_v0`")
@@ -117,8 +131,11 @@ GITLAB_SCHEMA = {
                 "required": ["path", "lines"],
                 "properties": {
                     "path": {"type": "string", "minLength": 1},
-                    "lines": {"type": "object", "required": ["begin"],
-                              "properties": {"begin": {"type": "integer", "minimum": 1}}},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {"begin": {"type": "integer", "minimum": 1}},
+                    },
                 },
             },
         },
@@ -130,7 +147,8 @@ def test_gitlab_code_quality_report(dumps: Path) -> None:
     issues = json.loads(report(dumps, "gitlab").stdout)
     jsonschema.validate(issues, GITLAB_SCHEMA)
     assert [(i["location"]["path"], i["check_name"], i["location"]["lines"]["begin"]) for i in issues] == [
-        (path, code, row) for path, code, row, _col, _sev in expected_diagnostics(dumps)]  # fmt: skip
+        (path, code, row) for path, code, row, _col, _sev in expected_diagnostics(dumps)
+    ]
     assert len({i["fingerprint"] for i in issues}) == len(issues)  # GitLab shows one issue per fingerprint
     assert {i["check_name"]: i["severity"] for i in issues}["GB201"] == "info"
     assert {i["check_name"]: i["severity"] for i in issues}["GB119"] == "major"
@@ -155,7 +173,10 @@ def test_junit_xml(dumps: Path) -> None:
 
 
 def test_sarif_and_json_are_unchanged_by_the_new_flag(dumps: Path) -> None:
-    assert report(dumps, "sarif").stdout == run("check", "--format", "sarif", "--jobs", "1", ".", cwd=dumps).stdout
+    assert (
+        report(dumps, "sarif").stdout
+        == run("check", "--format", "sarif", "--jobs", "1", ".", cwd=dumps).stdout
+    )
 
 
 def test_colour_on_a_terminal_only_and_as_the_environment_says() -> None:
@@ -173,8 +194,15 @@ def on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
     """What legalog prints with its stdout on a pseudo-terminal."""
     primary, secondary = pty.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "legalog", *args], stdout=secondary, stderr=subprocess.DEVNULL,
-                              cwd=REPO, env={**ENV, "TERM": "xterm", **(env or {})}, timeout=600, check=False)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "legalog", *args],
+            stdout=secondary,
+            stderr=subprocess.DEVNULL,
+            cwd=REPO,
+            env={**ENV, "TERM": "xterm", **(env or {})},
+            timeout=600,
+            check=False,
+        )
         os.close(secondary)
         secondary = -1
         chunks = []
@@ -210,12 +238,15 @@ def test_dash_capital_v_is_the_version() -> None:
     assert run("-V").stdout == run("--version").stdout == f"legalog {__version__}\n"
 
 
-@pytest.mark.parametrize(("args", "suggestion"), [
-    (("chek", "x.py"), "did you mean check?"),
-    (("check", "--fial-on", "error", "x.py"), "did you mean --fail-on?"),
-    (("check", "--output-format", "concis", "x.py"), "did you mean concise?"),
-    (("fix", "x.py", "--dif"), None),  # an unambiguous prefix is the option itself (argparse)
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "suggestion"),
+    [
+        (("chek", "x.py"), "did you mean check?"),
+        (("check", "--fial-on", "error", "x.py"), "did you mean --fail-on?"),
+        (("check", "--output-format", "concis", "x.py"), "did you mean concise?"),
+        (("fix", "x.py", "--dif"), None),  # an unambiguous prefix is the option itself (argparse)
+    ],
+)
 def test_a_misspelling_gets_a_suggestion(args: tuple[str, ...], suggestion: str | None) -> None:
     result = run(*args)
     assert result.returncode == 2

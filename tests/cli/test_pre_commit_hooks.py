@@ -23,8 +23,14 @@ def run_hook(hook_id: str, *files: Path) -> subprocess.CompletedProcess[str]:
     entry = shlex.split(HOOKS[hook_id]["entry"])
     assert entry[0] == "legalog"
     env = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
-    return subprocess.run([sys.executable, "-m", "legalog", *entry[1:], *map(str, files)], capture_output=True,
-                          text=True, env=env, timeout=600, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "legalog", *entry[1:], *map(str, files)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_the_hooks_are_declared_as_pre_commit_reads_them() -> None:

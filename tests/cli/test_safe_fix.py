@@ -18,8 +18,15 @@ SUMMARY = "1 file: 1 rewritten\nGB201: 1\n[*] 1 fixable with `legalog fix`\n"
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
-    result = subprocess.run([sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd,
-                            timeout=600, env=env, check=False)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "legalog", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        env=env,
+        check=False,
+    )
     assert "Traceback" not in result.stderr + result.stdout, result.stderr
     return result
 
@@ -71,7 +78,11 @@ def test_identical_bytes_are_not_rewritten(tmp_path: Path) -> None:
 def test_each_path_is_taken_once_however_it_is_spelled(tmp_path: Path) -> None:
     shutil.copy(ROW_SHIFT, tmp_path / "d.py")
     check = run("check", "d.py", "./d.py", str(tmp_path / "d.py"), cwd=tmp_path)
-    assert check.returncode == 0 and check.stdout.endswith(SUMMARY) and check.stdout.count("info[GB201] [*]") == 1
+    assert (
+        check.returncode == 0
+        and check.stdout.endswith(SUMMARY)
+        and check.stdout.count("info[GB201] [*]") == 1
+    )
     fixed = run("fix", "d.py", "./d.py", ".", "--in-place", cwd=tmp_path)
     assert fixed.returncode == 0, fixed.stderr
     assert fixed.stderr == "legalog: fixed: d.py\n1 file: 1 fixed\n"

@@ -24,8 +24,15 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
 
 
 def legalog(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd,
-                            env=ENV, timeout=900, check=False)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "legalog", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=ENV,
+        timeout=900,
+        check=False,
+    )
     assert "Traceback" not in result.stderr, result.stderr
     return result
 
@@ -42,8 +49,11 @@ def corpus_run(tmp_path_factory: pytest.TempPathFactory, corpus: list[Path]) -> 
 
 
 def replacements(fix: dict) -> list[tuple[int, int, str]]:
-    return [(r["deletedRegion"]["charOffset"], r["deletedRegion"]["charLength"], r["insertedContent"]["text"])
-            for change in fix["artifactChanges"] for r in change["replacements"]]  # fmt: skip
+    return [
+        (r["deletedRegion"]["charOffset"], r["deletedRegion"]["charLength"], r["insertedContent"]["text"])
+        for change in fix["artifactChanges"]
+        for r in change["replacements"]
+    ]
 
 
 def apply_in_order(original: str, fixes: list[dict]) -> str:
@@ -80,7 +90,9 @@ def test_applying_every_offered_fix_in_order_gives_fix_output(corpus_run: tuple[
     assert rewritten >= 15  # the corpus's rewritten dumps are in there
 
 
-def test_a_result_without_its_own_fix_points_to_the_one_that_carries_it(corpus_run: tuple[Path, dict, Path]) -> None:
+def test_a_result_without_its_own_fix_points_to_the_one_that_carries_it(
+    corpus_run: tuple[Path, dict, Path],
+) -> None:
     _base, sarif, _fixed = corpus_run
     results = sarif["runs"][0]["results"]
     carriers = {r["guid"]: r for r in results if r.get("fixes")}
@@ -101,6 +113,11 @@ def test_every_region_carries_its_end(corpus_run: tuple[Path, dict, Path]) -> No
         location = r["locations"][0]["physicalLocation"]
         region = location["region"]
         assert region["endLine"] == region["startLine"] and region["endColumn"] > region["startColumn"]
-        line = (base / unquote(location["artifactLocation"]["uri"])).read_bytes().decode("utf-8").split("\n")[
-            region["startLine"] - 1].rstrip("\r")  # fmt: skip
+        line = (
+            (base / unquote(location["artifactLocation"]["uri"]))
+            .read_bytes()
+            .decode("utf-8")
+            .split("\n")[region["startLine"] - 1]
+            .rstrip("\r")
+        )
         assert region["endColumn"] == max(len(line) + 1, region["startColumn"] + 1)

@@ -19,7 +19,9 @@ SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.js
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "legalog", *args], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
 
 
 def clean(result: subprocess.CompletedProcess[str]) -> None:
@@ -108,10 +110,16 @@ def test_a_worker_that_dies_loses_only_its_own_file(tmp_path: Path, monkeypatch:
 def make_passes_dump(root: Path, *, with_anchors: bool = True) -> Path:
     folder = root / "prog" / "passes_dump"
     folder.mkdir(parents=True)
-    graph, spmd = GRAPH / "a12_reject_mixed_offsets.graph_input.py", GRAPH / "a09_orch_spmd_counts.spmd_input.py"
-    layout = {"00_frontend.py": GRAPH / "a12_reject_mixed_offsets.frontend.py",
-              "30_after_Simplify.py": GRAPH / "a12_reject_mixed_offsets.frontend.py",
-              "37_after_FuseCreateAssembleToSlice.py": spmd, "45_after_Simplify.py": graph}  # fmt: skip
+    graph, spmd = (
+        GRAPH / "a12_reject_mixed_offsets.graph_input.py",
+        GRAPH / "a09_orch_spmd_counts.spmd_input.py",
+    )
+    layout = {
+        "00_frontend.py": GRAPH / "a12_reject_mixed_offsets.frontend.py",
+        "30_after_Simplify.py": GRAPH / "a12_reject_mixed_offsets.frontend.py",
+        "37_after_FuseCreateAssembleToSlice.py": spmd,
+        "45_after_Simplify.py": graph,
+    }
     if with_anchors:
         layout |= {"38_after_DeriveCallDirections.py": spmd, "46_after_MaterializeRuntimeScopes.py": graph}
     for name, src in layout.items():
@@ -156,7 +164,9 @@ def test_json_validates_against_legalog_schema() -> None:
     schema = json.loads(run("schema").stdout)
     examples = sorted(EXAMPLES.glob("*.py"))
     reports = [json.loads(run("check", "--format", "json", str(src)).stdout) for src in examples]
-    assert {f["status"] for r in reports for f in r["files"]} == {"rewritten", "rejected"}, "the examples changed"
+    assert {f["status"] for r in reports for f in r["files"]} == {"rewritten", "rejected"}, (
+        "the examples changed"
+    )
     for report in reports:
         jsonschema.validate(report, schema)
     # the schema is no blank check: a report with a status legalog never writes is refused
@@ -210,8 +220,18 @@ def test_why_text_and_json() -> None:
     clean(text)
     assert text.returncode == 0 and "verdict: hoisted (scalar)" in text.stdout
     assert 'hoisted_scalar("shift/base__ssa_v0")' in text.stdout
-    data = json.loads(run("why", str(EXAMPLES / "mixed_offsets.py"), "-f", "read_offset", "-v", "xv__ssa_v0",
-                          "--format", "json").stdout)  # fmt: skip
+    data = json.loads(
+        run(
+            "why",
+            str(EXAMPLES / "mixed_offsets.py"),
+            "-f",
+            "read_offset",
+            "-v",
+            "xv__ssa_v0",
+            "--format",
+            "json",
+        ).stdout
+    )
     assert data["verdict"] == "rejected" and data["kind"] == "view"
     assert any(op["decided"] for op in data["operands"])
     assert {"relation": "moving_view", "row": ["read_offset/xv__ssa_v0"]} in data["evidence"]
@@ -243,8 +263,10 @@ def test_query_rows_table_and_json() -> None:
     assert data["rows"] == [["mixed_view/xv__ssa_v0"], ["read_offset/xv__ssa_v0"]]
     assert run("query", f, 'function("mixed_view", "Graph")').stdout.strip() == "yes"
     same = json.loads(run("query", f, "buffer_root(V, V)", "--format", "json").stdout)
-    assert same["columns"] == ["V"] and same["rows"]  # names that are their own root: a repeated variable joins
-    assert all(r[0] not in {w for w, in data["rows"]} for r in same["rows"])  # a view is never its own root
+    assert (
+        same["columns"] == ["V"] and same["rows"]
+    )  # names that are their own root: a repeated variable joins
+    assert all(r[0] not in {w for (w,) in data["rows"]} for r in same["rows"])  # a view is never its own root
 
 
 def test_query_errors_are_clear_and_exit_two() -> None:
@@ -304,9 +326,12 @@ def test_fix_diff_writes_nothing_and_in_place_rewrites(tmp_path: Path) -> None:
 
 
 def test_usage_errors_never_show_a_traceback(tmp_path: Path) -> None:
-    for args in (("check", str(tmp_path / "missing.py")), ("fix", str(tmp_path / "missing.py"), "--diff"),
-                 ("facts", str(tmp_path / "missing.py"), "-o", str(tmp_path / "o")),
-                 ("query", str(EXAMPLES / "row_shift.py"))):  # fmt: skip
+    for args in (
+        ("check", str(tmp_path / "missing.py")),
+        ("fix", str(tmp_path / "missing.py"), "--diff"),
+        ("facts", str(tmp_path / "missing.py"), "-o", str(tmp_path / "o")),
+        ("query", str(EXAMPLES / "row_shift.py")),
+    ):
         result = run(*args)
         assert result.returncode == 2, args
         clean(result)

@@ -41,7 +41,9 @@ from legalog.pipeline import analyze
 CASES = Path(__file__).resolve().parent / "cases"
 ACCEPT = os.environ.get("LEGALOG_ACCEPT") == "1"
 
-_EXPECT = re.compile(r"^\s*#\s*expect(?P<finding>-finding)?:\s*(?P<codes>[A-Z]+[0-9]*(?:\s*,\s*[A-Z]+[0-9]*)*)\s*$")
+_EXPECT = re.compile(
+    r"^\s*#\s*expect(?P<finding>-finding)?:\s*(?P<codes>[A-Z]+[0-9]*(?:\s*,\s*[A-Z]+[0-9]*)*)\s*$"
+)
 _STATUS = re.compile(r"^\s*#\s*expect-status:\s*(?P<status>rewritten|legal|rejected)\s*$")
 _RUNTIME = re.compile(r"^\s*#\s*expect-runtime:\s*(?P<runtime>\w+)\s*$")
 
@@ -100,14 +102,18 @@ def test_case(case: Path, tmp_path: Path) -> None:
     got = Counter((d.line, d.code) for d in analysis.diagnostics if d not in analysis.findings)
     missing = wanted - got
     unexpected = got - wanted
-    detail = "\n".join(f"  {case.name}:{d.line}:{d.column}: {d.code} {d.message}" for d in analysis.diagnostics)
+    detail = "\n".join(
+        f"  {case.name}:{d.line}:{d.column}: {d.code} {d.message}" for d in analysis.diagnostics
+    )
     assert not missing and not unexpected, (
         f"missing {sorted(missing.elements())}, unexpected {sorted(unexpected.elements())}\nreported:\n{detail}"
     )
     if status is not None:
         assert analysis.status == status, detail
     if findings is not None:
-        assert Counter((f.line, f.code) for f in analysis.findings) == findings, [(f.line, f.code) for f in analysis.findings]
+        assert Counter((f.line, f.code) for f in analysis.findings) == findings, [
+            (f.line, f.code) for f in analysis.findings
+        ]
 
     golden = expected_path(case)
     if analysis.status == "rejected":

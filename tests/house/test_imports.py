@@ -95,7 +95,7 @@ def test_there_is_no_import_cycle() -> None:
         path.append(node)
         for nxt in sorted(GRAPH.get(node, ())):
             if state.get(nxt) == 1:
-                cycle = path[path.index(nxt):] + [nxt]
+                cycle = path[path.index(nxt) :] + [nxt]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if nxt in GRAPH and state.get(nxt) is None:
                 visit(nxt)

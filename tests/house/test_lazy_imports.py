@@ -46,10 +46,14 @@ def test_checking_launches_loads_the_solver() -> None:
 
 def test_a_check_answered_from_the_cache_loads_neither_the_pipeline_nor_pydantic(tmp_path: Path) -> None:
     dump = CORPUS / "graph" / "a01_row_shift.graph_input.py"
-    run = (f"from legalog.cli import main\ntry:\n    main(['check', {str(dump)!r}, '--no-progress', "
-           f"'--cache-dir', {str(tmp_path)!r}])\nexcept SystemExit:\n    pass")  # fmt: skip
+    run = (
+        f"from legalog.cli import main\ntry:\n    main(['check', {str(dump)!r}, '--no-progress', "
+        f"'--cache-dir', {str(tmp_path)!r}])\nexcept SystemExit:\n    pass"
+    )
     _loaded_after(run)  # fills the cache
     script = f"import sys, json\n{run}\nprint(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
-    assert not {m for m in loaded if m.split(".")[0] in HEAVY or m in ("legalog.pipeline", "legalog.ir.model")}
+    assert not {
+        m for m in loaded if m.split(".")[0] in HEAVY or m in ("legalog.pipeline", "legalog.ir.model")
+    }

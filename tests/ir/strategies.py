@@ -55,9 +55,19 @@ BINOPS = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>")
 CMPOPS = ("==", "!=", "<", "<=", ">", ">=")
 DOTTED = ("pl.FP32", "pl.Mem.Vec", "pl.adir.input", "pl.ScopeMode.MANUAL", "self.kernel", "pld.comm.x")
 CALLEES = (
-    "pl.tensor.slice", "pl.yield_", "pl.range", "self.k", "pl.system.task_dummy", "min", "pld.x.y",
-    "pl.spmd_submit", "pl.spmd", "pl.at", "pl.cast", "pl.tile.dim",
-)  # fmt: skip
+    "pl.tensor.slice",
+    "pl.yield_",
+    "pl.range",
+    "self.k",
+    "pl.system.task_dummy",
+    "min",
+    "pld.x.y",
+    "pl.spmd_submit",
+    "pl.spmd",
+    "pl.at",
+    "pl.cast",
+    "pl.tile.dim",
+)
 # Opaque nodes as the parser makes them: `ast.unparse` text, and the sorted names it mentions.
 OPAQUES = (
     Opaque("a < b < c", ("a", "b", "c")),
@@ -66,7 +76,11 @@ OPAQUES = (
     Opaque("lambda: 0"),
     Opaque("f(*args)", ("args", "f")),
 )
-OTHER_TYPES = (OtherType(Dotted("pl.Ptr")), OtherType(Dotted("pld.CommCtxType")), OtherType(Dotted("pl.MemRefType")))
+OTHER_TYPES = (
+    OtherType(Dotted("pl.Ptr")),
+    OtherType(Dotted("pld.CommCtxType")),
+    OtherType(Dotted("pl.MemRefType")),
+)
 
 RESERVED = {"self", "pl", "pld"}
 
@@ -118,12 +132,16 @@ def _unique_keywords(values: st.SearchStrategy[Expr]) -> st.SearchStrategy[tuple
 def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
     small = st.lists(children, max_size=3).map(tuple)
     # (maps rather than filters: a filter over a recursive strategy makes Hypothesis print its repr)
-    unary = st.tuples(st.sampled_from(("-", "+", "~", "not")), children).map(lambda t: ("~", t[1]) if _folds(*t) else t)
+    unary = st.tuples(st.sampled_from(("-", "+", "~", "not")), children).map(
+        lambda t: ("~", t[1]) if _folds(*t) else t
+    )
     return st.one_of(
         st.builds(BinOp, st.sampled_from(BINOPS), children, children),
         unary.map(lambda t: UnaryOp(t[0], t[1])),
         st.builds(Compare, st.sampled_from(CMPOPS), children, children),
-        st.builds(BoolOp, st.sampled_from(("and", "or")), st.lists(children, min_size=2, max_size=3).map(tuple)),
+        st.builds(
+            BoolOp, st.sampled_from(("and", "or")), st.lists(children, min_size=2, max_size=3).map(tuple)
+        ),
         st.builds(Call, st.sampled_from(CALLEES), small, _unique_keywords(children)),
         small.map(ListExpr),
         small.map(TupleExpr),
@@ -188,12 +206,21 @@ def _simple_statements(in_loop: bool) -> st.SearchStrategy[Stmt]:
 
 
 def _for(body: st.SearchStrategy[tuple[Stmt, ...]]) -> st.SearchStrategy[Stmt]:
-    def build(index: str | None, carried: bool, iter_args: list[str], it: Expr, b: tuple[Stmt, ...], c: tuple[str, ...]) -> For:
+    def build(
+        index: str | None,
+        carried: bool,
+        iter_args: list[str],
+        it: Expr,
+        b: tuple[Stmt, ...],
+        c: tuple[str, ...],
+    ) -> For:
         if index is None:  # `for (a, b) in ...`: always carried, never empty
             return For(None, tuple(iter_args) or ("x",), True, it, b, comments=c)
         return For(index, tuple(iter_args) if carried else (), carried, it, b, comments=c)
 
-    return st.builds(build, st.none() | names, st.booleans(), st.lists(names, max_size=3), exprs, body, comments)
+    return st.builds(
+        build, st.none() | names, st.booleans(), st.lists(names, max_size=3), exprs, body, comments
+    )
 
 
 def statements(depth: int = 2, in_loop: bool = False) -> st.SearchStrategy[Stmt]:
@@ -300,7 +327,12 @@ def spmd_programs(draw: st.DrawFn) -> tuple[dict[str, str], str, str]:
         if guard is None:
             lines += [*launch, f"return {out}"]
         else:
-            lines += [f"if m {guard} {bound}:", *(f"    {x}" for x in launch), f"    return {out}", "return y"]
+            lines += [
+                f"if m {guard} {bound}:",
+                *(f"    {x}" for x in launch),
+                f"    return {out}",
+                "return y",
+            ]
         texts[form] = (
             "import pypto.language as pl\n\n@pl.program\nclass Drawn:\n"
             f"    @pl.function(type=pl.FunctionType.{kind if form == 'call' else 'AIV'}, level=pl.Level.AIV, "
@@ -324,11 +356,16 @@ def frontend_graph_programs(draw: st.DrawFn) -> str:
         action = draw(st.sampled_from(["derive", "rebind", "scope"]))
         src = draw(st.sampled_from(scalars))
         if action == "scope":
-            inner = [f"o{k}: pl.Scalar[pl.INDEX] = {src} * 2 + {draw(st.integers(0, 64))}", *_load_store(f"o{k}", k)]
+            inner = [
+                f"o{k}: pl.Scalar[pl.INDEX] = {src} * 2 + {draw(st.integers(0, 64))}",
+                *_load_store(f"o{k}", k),
+            ]
             body += _kernel_scope(inner)
             continue
         name = draw(st.sampled_from(("off", "lim"))) if action == "rebind" else f"s{k}"
-        body.append(f"{name}: pl.Scalar[pl.INDEX] = {src} * {draw(st.integers(1, 4))} + {draw(st.integers(0, 64))}")
+        body.append(
+            f"{name}: pl.Scalar[pl.INDEX] = {src} * {draw(st.integers(1, 4))} + {draw(st.integers(0, 64))}"
+        )
         scalars += [] if name in scalars else [name]
     body += _kernel_scope(_load_store(scalars[-1], 99)) + ["return y"]
     t, s = "pl.Tensor[[1024, 128], pl.FP32]", "pl.Tensor[[128, 128], pl.FP32]"

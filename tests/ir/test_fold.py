@@ -15,27 +15,54 @@ from legalog.pipeline import analyze
 
 def expr(text: str) -> Expr:
     """`text` as the parser reads an expression (a binding's value inside a tiny program)."""
-    program = parse("import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n"
-                    f"    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n        x: pl.Scalar[pl.INDEX] = {text}\n"
-                    "        return x\n")  # fmt: skip
+    program = parse(
+        "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n"
+        f"    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n        x: pl.Scalar[pl.INDEX] = {text}\n"
+        "        return x\n"
+    )
     return program.functions[0].body[0].value  # type: ignore[attr-defined, no-any-return]
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("3 + 4 * 5", 23), ("-7 // 2", -4), ("-7 % 3", 2), ("2 ** 10", 1024), ("+5", 5), ("True + 1", 2),
-    ("pl.min(3, 1, 2)", 1), ("pl.max(3, 9)", 9), ("min(4, 2)", 2), ("abs(-6)", 6), ("pl.abs(2 - 9)", 7),
-    ("pl.cast(2 ** 5, pl.INT32)", 32), ("pl.cast(7, dtype=pl.INDEX) * 2", 14),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("3 + 4 * 5", 23),
+        ("-7 // 2", -4),
+        ("-7 % 3", 2),
+        ("2 ** 10", 1024),
+        ("+5", 5),
+        ("True + 1", 2),
+        ("pl.min(3, 1, 2)", 1),
+        ("pl.max(3, 9)", 9),
+        ("min(4, 2)", 2),
+        ("abs(-6)", 6),
+        ("pl.abs(2 - 9)", 7),
+        ("pl.cast(2 ** 5, pl.INT32)", 32),
+        ("pl.cast(7, dtype=pl.INDEX) * 2", 14),
+    ],
+)
 def test_literal_expressions_fold_as_python_floors_them(text: str, value: int) -> None:
     assert fold(expr(text)) == value == fold_constant(expr(text))
 
 
-@pytest.mark.parametrize("text", ["n + 1", "1 / 2", "pl.cast(3, pl.FP32)", "4 // 0", "2 ** -1", "pl.min(n, 3)", "pl.tensor.dim(x, 0)"])
+@pytest.mark.parametrize(
+    "text",
+    ["n + 1", "1 / 2", "pl.cast(3, pl.FP32)", "4 // 0", "2 ** -1", "pl.min(n, 3)", "pl.tensor.dim(x, 0)"],
+)
 def test_what_is_not_a_literal_integer_expression_does_not_fold(text: str) -> None:
     assert fold(expr(text)) is None and fold_constant(expr(text)) is None
 
 
-@pytest.mark.parametrize("text", ["pl.cast(2**62, pl.INT64) * 4", "2 ** 63", "2 ** 2 ** 40", "pl.abs(-(2 ** 63) - 1)", "pl.max(2 ** 64, 1)"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pl.cast(2**62, pl.INT64) * 4",
+        "2 ** 63",
+        "2 ** 2 ** 40",
+        "pl.abs(-(2 ** 63) - 1)",
+        "pl.max(2 ** 64, 1)",
+    ],
+)
 def test_overflow_is_out_of_int64_without_computing_the_value(text: str) -> None:
     value = fold(expr(text))
     assert value is not None and not in_int64(value)

@@ -27,7 +27,10 @@ def test_a_graph_dump_is_modelled() -> None:
     shift = program.function("shift")
     assert shift is not None and shift.type == "Graph" and shift.has_self
     assert [(p.name, p.direction) for p in shift.params] == [
-        ("src__ssa_v0", "In"), ("dst__ssa_v0", "InOut"), ("idx__ssa_v0", "In")]
+        ("src__ssa_v0", "In"),
+        ("dst__ssa_v0", "InOut"),
+        ("idx__ssa_v0", "In"),
+    ]
     assert isinstance(shift.params[0].type, TensorType) and shift.params[2].type == ScalarType("INDEX")
     base = shift.body[0]
     assert isinstance(base, Assign) and base.targets == ("base__ssa_v0",)
@@ -42,16 +45,27 @@ def test_loops_scopes_branches_and_launches_are_modelled() -> None:
     scope = main.body[0]
     assert isinstance(scope, With) and isinstance(scope.context, Call) and scope.context.func == "pl.scope"
     launch = scope.body[0]
-    assert isinstance(launch, Assign) and isinstance(launch.value, Call) and launch.value.func == "pl.spmd_submit"
+    assert (
+        isinstance(launch, Assign)
+        and isinstance(launch.value, Call)
+        and launch.value.func == "pl.spmd_submit"
+    )
     assert launch.value.kwarg("core_num") == Name("n__ssa_v0")
     branch = scope.body[3]
     assert isinstance(branch, If) and len(branch.orelse) == 1
     loop = scope.body[4]
-    assert isinstance(loop, For) and loop.index == "i__idx_v0" and loop.iter_args == ("y__iter_v4",) and loop.carried
+    assert (
+        isinstance(loop, For)
+        and loop.index == "i__idx_v0"
+        and loop.iter_args == ("y__iter_v4",)
+        and loop.carried
+    )
 
 
 def test_typed_constants_and_negative_literals() -> None:
-    program = parse(_program("x: pl.Scalar[pl.INT64] = pl.const(-3, pl.INT64)\n        y: pl.Scalar[pl.INDEX] = -4"))
+    program = parse(
+        _program("x: pl.Scalar[pl.INT64] = pl.const(-3, pl.INT64)\n        y: pl.Scalar[pl.INDEX] = -4")
+    )
     body = program.functions[0].body
     assert body[0].value == Const(-3, "INT64") and body[1].value == Const(-4)
 
@@ -73,17 +87,29 @@ def _program(body: str) -> str:
 BAD_INPUTS = {
     "empty": ("", "empty file"),
     "whitespace": ("\n\n   \n", "empty file"),
-    "syntax": ("# pypto.program: P\nimport pypto.language as pl\n@pl.program\nclass P:\n    def f(self:\n", "invalid Python syntax"),
+    "syntax": (
+        "# pypto.program: P\nimport pypto.language as pl\n@pl.program\nclass P:\n    def f(self:\n",
+        "invalid Python syntax",
+    ),
     "truncated": (_program("x: pl.Scalar[pl.INDEX] = (1 +"), "invalid Python syntax"),
-    "unsupported-irnode": (_program("x: pl.Tensor[[4], <unsupported IRNode type>] = a"), "invalid Python syntax"),
+    "unsupported-irnode": (
+        _program("x: pl.Tensor[[4], <unsupported IRNode type>] = a"),
+        "invalid Python syntax",
+    ),
     "not-a-program": ("import os\nprint('hello')\n", "not a PyPTO program"),
-    "no-functions": ("import pypto.language as pl\n@pl.program\nclass P:\n    x = 1\n", "no `@pl.function` method"),
+    "no-functions": (
+        "import pypto.language as pl\n@pl.program\nclass P:\n    x = 1\n",
+        "no `@pl.function` method",
+    ),
     "nested-def": (_program("def g():\n            pass"), "nested `def`"),
     "try": (_program("try:\n            pass\n        except Exception:\n            pass"), "`try`"),
     "param-without-type": (_program("pass").replace("a: pl.Tensor[[4], pl.FP32]", "a"), "no type annotation"),
     "nul-byte": ("# pypto.program: P\x00\n", "NUL byte"),
     "deep-parens": ("x = " + "(" * 5000 + "1" + ")" * 5000 + "\n", "invalid Python syntax"),
-    "deep-indent": ("".join("    " * i + "if x:\n" for i in range(5000)) + "    " * 5000 + "pass\n", "invalid Python syntax"),
+    "deep-indent": (
+        "".join("    " * i + "if x:\n" for i in range(5000)) + "    " * 5000 + "pass\n",
+        "invalid Python syntax",
+    ),
     "deep-expression": (_program("x: pl.Scalar[pl.INDEX] = " + " + ".join(["1"] * 5000)), "too deep"),
 }
 

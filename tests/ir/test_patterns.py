@@ -50,9 +50,16 @@ def test_core_num_as_a_keyword_or_in_attrs() -> None:
 
 
 def test_scalar_builtins_python_and_dsl() -> None:
-    assert [scalar_builtin(f, "pt") for f in ("min", "pt.max", "abs", "pt.cast", "pl.min", "pt.tensor.dim")] == [
-        "min", "max", "abs", "cast", None, None,
-    ]  # fmt: skip
+    assert [
+        scalar_builtin(f, "pt") for f in ("min", "pt.max", "abs", "pt.cast", "pl.min", "pt.tensor.dim")
+    ] == [
+        "min",
+        "max",
+        "abs",
+        "cast",
+        None,
+        None,
+    ]
     assert is_dim_query("pt.tile.dim", "pt") and not is_dim_query("pl.tile.dim", "pt")
 
 

@@ -66,7 +66,10 @@ EXPRS: list[tuple[Expr | Keyword, str]] = [
     (BinOp("-", a, BinOp("-", b, c)), "a - (b - c)"),
     (BinOp("-", BinOp("-", a, b), c), "a - b - c"),
     (BinOp("//", a, BinOp("*", b, c)), "a // (b * c)"),
-    (BinOp("*", BinOp("//", BinOp("+", Name("n__ssa_v0"), Const(15)), Const(16)), Const(4)), "(n__ssa_v0 + 15) // 16 * 4"),
+    (
+        BinOp("*", BinOp("//", BinOp("+", Name("n__ssa_v0"), Const(15)), Const(16)), Const(4)),
+        "(n__ssa_v0 + 15) // 16 * 4",
+    ),
     (UnaryOp("-", BinOp("+", a, b)), "-(a + b)"),
     (UnaryOp("-", BinOp("**", x, Const(2))), "-x ** 2"),
     (BinOp("**", UnaryOp("-", x), Const(2)), "(-x) ** 2"),
@@ -101,7 +104,10 @@ EXPRS: list[tuple[Expr | Keyword, str]] = [
     (Const(0, "INT64"), "pl.const(0, pl.INT64)"),
     (Const(-3, "INT32"), "pl.const(-3, pl.INT32)"),
     (Const(1.0, "FP16"), "pl.const(1.0, pl.FP16)"),
-    (BinOp("*", Const(128, "INDEX"), Const(192, "INDEX")), "pl.const(128, pl.INDEX) * pl.const(192, pl.INDEX)"),
+    (
+        BinOp("*", Const(128, "INDEX"), Const(192, "INDEX")),
+        "pl.const(128, pl.INDEX) * pl.const(192, pl.INDEX)",
+    ),
     (Const(-5), "-5"),
     (Const(0.011048543456039806), "0.011048543456039806"),
     (Const(1e-06), "1e-06"),
@@ -114,15 +120,32 @@ EXPRS: list[tuple[Expr | Keyword, str]] = [
     (Const('a "q"\n\\'), '"a \\"q\\"\\n\\\\"'),
     (Const("it's \U0001f600 \ud800"), '"it\'s \U0001f600 \\ud800"'),
     # containers and calls
-    (Call("pl.tensor.slice", (x, ListExpr((Const(64), Const(64))), ListExpr((a, Const(0))))), "pl.tensor.slice(x, [64, 64], [a, 0])"),
+    (
+        Call("pl.tensor.slice", (x, ListExpr((Const(64), Const(64))), ListExpr((a, Const(0))))),
+        "pl.tensor.slice(x, [64, 64], [a, 0])",
+    ),
     (Call("pl.system.task_dummy", (), (Keyword("deps", ListExpr(())),)), "pl.system.task_dummy(deps=[])"),
     (
-        Call("self.k", (a,), (Keyword("attrs", DictExpr((Const("arg_directions"),), (ListExpr((Dotted("pl.adir.input"),)),))),)),
+        Call(
+            "self.k",
+            (a,),
+            (
+                Keyword(
+                    "attrs", DictExpr((Const("arg_directions"),), (ListExpr((Dotted("pl.adir.input"),)),))
+                ),
+            ),
+        ),
         'self.k(a, attrs={"arg_directions": [pl.adir.input]})',
     ),
-    (Call("pl.range", (Const(4),), (Keyword("init_values", TupleExpr((a,))),)), "pl.range(4, init_values=(a,))"),
+    (
+        Call("pl.range", (Const(4),), (Keyword("init_values", TupleExpr((a,))),)),
+        "pl.range(4, init_values=(a,))",
+    ),
     (Call("f", (BoolOp("or", (a, b)), UnaryOp("not", c))), "f(a or b, not c)"),
-    (Call("pl.submit", (Dotted("self.k"), a), (Keyword("predicate", Compare(">", a, Const(0))),)), "pl.submit(self.k, a, predicate=(a > 0))"),
+    (
+        Call("pl.submit", (Dotted("self.k"), a), (Keyword("predicate", Compare(">", a, Const(0))),)),
+        "pl.submit(self.k, a, predicate=(a > 0))",
+    ),
     (TupleExpr(()), "()"),
     (TupleExpr((a,)), "(a,)"),
     (TupleExpr((a, b)), "(a, b)"),
@@ -131,7 +154,10 @@ EXPRS: list[tuple[Expr | Keyword, str]] = [
     (DictExpr((Const("k"), Const("j")), (Const(True), a)), '{"k": True, "j": a}'),
     (Subscript(Name("ret__tmp_v0"), Const(1)), "ret__tmp_v0[1]"),
     (Subscript(BinOp("+", a, b), Const(0)), "(a + b)[0]"),
-    (Subscript(Call("pl.MemRef", (Const("m"),), (Keyword("slots", Const(2)),)), Const(0)), 'pl.MemRef("m", slots=2)[0]'),
+    (
+        Subscript(Call("pl.MemRef", (Const("m"),), (Keyword("slots", Const(2)),)), Const(0)),
+        'pl.MemRef("m", slots=2)[0]',
+    ),
     (Keyword("core_num", BinOp("*", a, Const(8))), "core_num=a * 8"),
     (Dotted("pl.Mem.Vec"), "pl.Mem.Vec"),
     (Opaque("a < b < c", ("a", "b", "c")), "a < b < c"),
@@ -148,9 +174,19 @@ def test_expr(expr: Expr, text: str) -> None:
 
 
 _AST_BINOPS = {
-    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod, "**": ast.Pow,
-    "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor, "<<": ast.LShift, ">>": ast.RShift,
-}  # fmt: skip
+    "+": ast.Add,
+    "-": ast.Sub,
+    "*": ast.Mult,
+    "/": ast.Div,
+    "//": ast.FloorDiv,
+    "%": ast.Mod,
+    "**": ast.Pow,
+    "&": ast.BitAnd,
+    "|": ast.BitOr,
+    "^": ast.BitXor,
+    "<<": ast.LShift,
+    ">>": ast.RShift,
+}
 _AST_CMPOPS = {"==": ast.Eq, "!=": ast.NotEq, "<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE}
 _AST_UNARY = {"-": ast.USub, "+": ast.UAdd, "~": ast.Invert, "not": ast.Not}
 
@@ -224,7 +260,14 @@ def test_deep_expressions_do_not_overflow() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [BoolOp("and", ()), BinOp("@", a, b), UnaryOp("!", a), DictExpr((a,), ()), Const(b"x"), ScalarType("INDEX")],  # type: ignore[arg-type]
+    [
+        BoolOp("and", ()),
+        BinOp("@", a, b),
+        UnaryOp("!", a),
+        DictExpr((a,), ()),
+        Const(b"x"),
+        ScalarType("INDEX"),
+    ],  # type: ignore[arg-type]
 )
 def test_malformed_expressions_raise(bad: Expr) -> None:
     with pytest.raises(PrintError):
@@ -244,17 +287,28 @@ TYPES = [
         'pl.Tensor[[N, 128], pl.BF16, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 524288)]',
     ),
     (
-        TensorType("Tile", (Const(8), Const(1024)), "FP32", (Call("pl.MemRef", (Name("mem_vec_3"),)), Dotted("pl.Mem.Vec"))),
+        TensorType(
+            "Tile",
+            (Const(8), Const(1024)),
+            "FP32",
+            (Call("pl.MemRef", (Name("mem_vec_3"),)), Dotted("pl.Mem.Vec")),
+        ),
         "pl.Tile[[8, 1024], pl.FP32, pl.MemRef(mem_vec_3), pl.Mem.Vec]",
     ),
     (TensorType("Tensor", (), "FP32"), "pl.Tensor[[], pl.FP32]"),
     (TensorType("Tensor", (BinOp("//", Const(64), Const(2)),), "FP32"), "pl.Tensor[[64 // 2], pl.FP32]"),
     (ArrayType(Const(8), "TASK_ID"), "pl.Array[8, pl.TASK_ID]"),
-    (TupleType((TENSOR, ScalarType("TASK_ID"))), "pl.Tuple[pl.Tensor[[1024, 128], pl.FP32], pl.Scalar[pl.TASK_ID]]"),
+    (
+        TupleType((TENSOR, ScalarType("TASK_ID"))),
+        "pl.Tuple[pl.Tensor[[1024, 128], pl.FP32], pl.Scalar[pl.TASK_ID]]",
+    ),
     (TupleType((ScalarType("TASK_ID"),)), "pl.Tuple[pl.Scalar[pl.TASK_ID]]"),
     (TupleType(()), "pl.Tuple[()]"),
     (OtherType(Dotted("pl.Ptr")), "pl.Ptr"),
-    (OtherType(Subscript(Dotted("pld.DistributedTensor"), ListExpr((Const(4),)))), "pld.DistributedTensor[[4]]"),
+    (
+        OtherType(Subscript(Dotted("pld.DistributedTensor"), ListExpr((Const(4),)))),
+        "pld.DistributedTensor[[4]]",
+    ),
     (ScalarType("pl.BFLOAT16"), "pl.BFLOAT16".join(["pl.Scalar[", "]"])),
 ]
 
@@ -286,7 +340,10 @@ STMTS: list[tuple[list[Stmt], str]] = [
     ([Assign(("x",), ScalarType("INDEX"), BinOp("*", a, Const(64)))], "x: pl.Scalar[pl.INDEX] = a * 64"),
     ([Assign(("x",), None, a)], "x = a"),
     ([Assign(("a", "b"), None, Call("pl.yield_", (x, y)))], "a, b = pl.yield_(x, y)"),
-    ([ExprStmt(Call("pl.func_attr", (DictExpr((Const("k"),), (Const(True),)),)))], 'pl.func_attr({"k": True})'),
+    (
+        [ExprStmt(Call("pl.func_attr", (DictExpr((Const("k"),), (Const(True),)),)))],
+        'pl.func_attr({"k": True})',
+    ),
     ([ExprStmt(Opaque("..."))], "..."),
     ([Return(())], "return"),
     ([Return((a,))], "return a"),
@@ -294,27 +351,58 @@ STMTS: list[tuple[list[Stmt], str]] = [
     ([Jump("pass"), Jump("break"), Jump("continue")], "pass\nbreak\ncontinue"),
     ([], "pass"),
     (
-        [For("i", ("acc",), True, Call("pl.range", (Const(4),), (Keyword("init_values", TupleExpr((a,))),)), (
-            Assign(("acc__rv",), T64, Call("pl.yield_", (Name("acc"),))),
-        ))],
+        [
+            For(
+                "i",
+                ("acc",),
+                True,
+                Call("pl.range", (Const(4),), (Keyword("init_values", TupleExpr((a,))),)),
+                (Assign(("acc__rv",), T64, Call("pl.yield_", (Name("acc"),))),),
+            )
+        ],
         "for i, (acc,) in pl.range(4, init_values=(a,)):\n    acc__rv: pl.Tensor[[64, 64], pl.FP32] = pl.yield_(acc)",
     ),
     (
-        [For("i", ("p", "q"), True, Call("pl.parallel", (a,)), (Assign(("r", "s"), None, Call("pl.yield_", (Name("p"), Name("q")))),))],
+        [
+            For(
+                "i",
+                ("p", "q"),
+                True,
+                Call("pl.parallel", (a,)),
+                (Assign(("r", "s"), None, Call("pl.yield_", (Name("p"), Name("q")))),),
+            )
+        ],
         "for i, (p, q) in pl.parallel(a):\n    r, s = pl.yield_(p, q)",
     ),
-    ([For("i", (), False, Call("pl.range", (Const(0), a, Const(16))), ())], "for i in pl.range(0, a, 16):\n    pass"),
     (
-        [For(None, ("x",), True, Call("pl.while_", (), (Keyword("init_values", TupleExpr((a,))),)), (
-            ExprStmt(Call("pl.cond", (Compare("<", Name("x"), Const(8)),))),
-            Assign(("xr",), None, Call("pl.yield_", (BinOp("+", Name("x"), Const(1)),))),
-        ))],
+        [For("i", (), False, Call("pl.range", (Const(0), a, Const(16))), ())],
+        "for i in pl.range(0, a, 16):\n    pass",
+    ),
+    (
+        [
+            For(
+                None,
+                ("x",),
+                True,
+                Call("pl.while_", (), (Keyword("init_values", TupleExpr((a,))),)),
+                (
+                    ExprStmt(Call("pl.cond", (Compare("<", Name("x"), Const(8)),))),
+                    Assign(("xr",), None, Call("pl.yield_", (BinOp("+", Name("x"), Const(1)),))),
+                ),
+            )
+        ],
         "for (x,) in pl.while_(init_values=(a,)):\n    pl.cond(x < 8)\n    xr = pl.yield_(x + 1)",
     ),
     ([While(BoolOp("and", (a, UnaryOp("not", b))), (Jump("break"),))], "while a and not b:\n    break"),
     ([If(Compare(">", a, Const(0)), (Jump("pass"),))], "if a > 0:\n    pass"),
     (
-        [If(Compare(">", a, Const(0)), (Assign(("r",), TID, Call("pl.yield_", (b,))),), (Assign(("r",), TID, Call("pl.yield_", (c,))),))],
+        [
+            If(
+                Compare(">", a, Const(0)),
+                (Assign(("r",), TID, Call("pl.yield_", (b,))),),
+                (Assign(("r",), TID, Call("pl.yield_", (c,))),),
+            )
+        ],
         "if a > 0:\n    r: pl.Scalar[pl.TASK_ID] = pl.yield_(b)\nelse:\n    r: pl.Scalar[pl.TASK_ID] = pl.yield_(c)",
     ),
     (
@@ -322,7 +410,11 @@ STMTS: list[tuple[list[Stmt], str]] = [
         "if a:\n    pass\nelse:\n    if b:\n        pass",
     ),
     (
-        [With(Call("pl.scope", (), (Keyword("mode", Dotted("pl.ScopeMode.MANUAL")),)), None, (Return((a,)),))],
+        [
+            With(
+                Call("pl.scope", (), (Keyword("mode", Dotted("pl.ScopeMode.MANUAL")),)), None, (Return((a,)),)
+            )
+        ],
         "with pl.scope(mode=pl.ScopeMode.MANUAL):\n    return a",
     ),
     (
@@ -374,13 +466,28 @@ LAYER = Function(
     returns=(T64,),
     returns_tuple=False,
     body=(
-        Assign(("base__ssa_v0",), ScalarType("INDEX"), BinOp("*", Name("idx__ssa_v0"), Const(64)), comments=("# Step A",)),
+        Assign(
+            ("base__ssa_v0",),
+            ScalarType("INDEX"),
+            BinOp("*", Name("idx__ssa_v0"), Const(64)),
+            comments=("# Step A",),
+        ),
         Assign(
             ("acc__ssa_v1",),
             T64,
-            Call("self.scale", (Name("x__ssa_v0"), Name("acc__ssa_v0")), (Keyword("attrs", DictExpr((Const("arg_directions"),), (
-                ListExpr((Dotted("pl.adir.input"), Dotted("pl.adir.inout"))),
-            ))),)),
+            Call(
+                "self.scale",
+                (Name("x__ssa_v0"), Name("acc__ssa_v0")),
+                (
+                    Keyword(
+                        "attrs",
+                        DictExpr(
+                            (Const("arg_directions"),),
+                            (ListExpr((Dotted("pl.adir.input"), Dotted("pl.adir.inout"))),),
+                        ),
+                    ),
+                ),
+            ),
         ),
         Return((Name("acc__ssa_v0"),)),
     ),
@@ -418,16 +525,25 @@ def test_function_indent_and_prefix() -> None:
     text = print_function(dataclasses.replace(LAYER, comments=()), indent="", prefix="pl")
     assert text.startswith("@pl.function(type=pl.FunctionType.Graph")
     assert text.splitlines()[2] == "    # Step A"
-    assert print_function(KERNEL, indent="", prefix="ir") == "@ir.function\ndef k(t: ir.Scalar[ir.INDEX]):\n    pass\n"
+    assert (
+        print_function(KERNEL, indent="", prefix="ir")
+        == "@ir.function\ndef k(t: ir.Scalar[ir.INDEX]):\n    pass\n"
+    )
 
 
 def test_function_returns() -> None:
     two = dataclasses.replace(KERNEL, returns=(T64, TID), returns_tuple=True)
-    assert "def k(t: pl.Scalar[pl.INDEX]) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Scalar[pl.TASK_ID]]:" in print_function(two)
+    assert (
+        "def k(t: pl.Scalar[pl.INDEX]) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Scalar[pl.TASK_ID]]:"
+        in print_function(two)
+    )
     one = dataclasses.replace(KERNEL, returns=(TID,), returns_tuple=True)
     assert "-> tuple[pl.Scalar[pl.TASK_ID]]:" in print_function(one)
     empty = dataclasses.replace(KERNEL, returns=(), returns_tuple=True, decorator=())
-    assert print_function(empty, indent="") == "@pl.function()\ndef k(t: pl.Scalar[pl.INDEX]) -> tuple[()]:\n    pass\n"
+    assert (
+        print_function(empty, indent="")
+        == "@pl.function()\ndef k(t: pl.Scalar[pl.INDEX]) -> tuple[()]:\n    pass\n"
+    )
 
 
 # --------------------------------------------------------------------------------------- program
@@ -480,9 +596,15 @@ class Demo:
 def layout_program() -> Program:
     """`SOURCE` as the parser would read it, with its layout."""
     k = dataclasses.replace(KERNEL, body=(Jump("pass"),))
-    w = Function("w", (Keyword("type", Dotted("pl.FunctionType.Spmd")),), True, KERNEL.params, None, False, (
-        ExprStmt(Call("self.k", (Name("t"),))),
-    ))
+    w = Function(
+        "w",
+        (Keyword("type", Dotted("pl.FunctionType.Spmd")),),
+        True,
+        KERNEL.params,
+        None,
+        False,
+        (ExprStmt(Call("self.k", (Name("t"),))),),
+    )
     k_start = SOURCE.index("    @pl.function\n")
     w_start = SOURCE.index("    @pl.function(type")
     spans = ((k_start, SOURCE.index("\n\n", k_start) + 1), (w_start, SOURCE.index("# trailing")))

@@ -18,7 +18,9 @@ from tests.conftest import CORPUS, SHARED
 from tests.oracle.pypto_oracle import WHERE
 
 HERE = Path(__file__).parent / "frontend"
-FRONTENDS = sorted((CORPUS / "graph").glob("*.frontend.py")) + [CORPUS / "04_qwen3_single_layer_prefill_frontend.py"]
+FRONTENDS = sorted((CORPUS / "graph").glob("*.frontend.py")) + [
+    CORPUS / "04_qwen3_single_layer_prefill_frontend.py"
+]
 PROBES = sorted(HERE.glob("*.py"))
 REPRODUCER = SHARED / "fuzz" / "keyerror_graph_py_111.py"
 
@@ -50,14 +52,18 @@ def _shape(node: ast.FunctionDef) -> str:
     return ast.dump(node)
 
 
-@pytest.mark.parametrize("path", [p for p in FRONTENDS if "graph" in p.parts] + PROBES + [REPRODUCER], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [p for p in FRONTENDS if "graph" in p.parts] + PROBES + [REPRODUCER], ids=lambda p: p.name
+)
 def test_versioning_is_pypto_convert_to_ssa(path: Path, converted: dict[str, str]) -> None:
     printed = converted[str(path)]
     assert isinstance(printed, str), printed
     expected = _functions(printed)
     program = _read(path)
     for fn in program.functions:
-        mine = ast.parse(print_function(version_function(fn, program.prefix).function, "", program.prefix)).body[0]
+        mine = ast.parse(
+            print_function(version_function(fn, program.prefix).function, "", program.prefix)
+        ).body[0]
         assert _shape(mine) == _shape(expected[fn.name]), fn.name  # type: ignore[arg-type]
 
 
@@ -114,14 +120,18 @@ def test_natural_while_becomes_pl_while_and_comes_back() -> None:
         ("while_scope_break.py", set()),
     ],
 )
-def test_reads_without_a_binding_on_every_path_are_declined(probe: str, declined: set[tuple[str, int]]) -> None:
+def test_reads_without_a_binding_on_every_path_are_declined(
+    probe: str, declined: set[tuple[str, int]]
+) -> None:
     program = _read(HERE / probe)
     v = version_function(program.function("main"), program.prefix)  # type: ignore[arg-type]
     assert {(d.name, d.span.line) for d in v.declined} == declined
 
 
 def test_an_if_with_its_own_yields_that_also_rebinds_is_declined() -> None:
-    text = (HERE / "own_iter_args_one_branch.py").read_text().split("    @pl.function")[0] + '''    @pl.function(type=pl.FunctionType.Orchestration)
+    text = (
+        (HERE / "own_iter_args_one_branch.py").read_text().split("    @pl.function")[0]
+        + """    @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
         m: pl.Scalar[pl.INDEX] = n
         if n > 0:
@@ -130,7 +140,8 @@ def test_an_if_with_its_own_yields_that_also_rebinds_is_declined() -> None:
         else:
             r: pl.Scalar[pl.INDEX] = pl.yield_(n)
         return r + m
-'''
+"""
+    )
     program = parse(text)
     v = version_function(program.function("main"), program.prefix)  # type: ignore[arg-type]
     assert [(d.name, d.span.line) for d in v.declined] == [("m", 9)]

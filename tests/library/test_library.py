@@ -18,7 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 ROW_SHIFT = REPO / "examples" / "row_shift.py"
 
 
-def test_the_readme_library_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_readme_library_snippet_runs_as_written(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     library = readme.split("## Library", 1)[1]
     snippet = re.search(r"```python\n(.*?)```", library, re.S)
@@ -109,7 +111,9 @@ def test_an_interrupted_write_leaves_nothing_either(tmp_path: Path, monkeypatch:
 # ------------------------------------------------------------------- issue 21, item 6
 
 
-def test_a_path_is_read_and_a_file_name_as_text_says_to_pass_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_path_is_read_and_a_file_name_as_text_says_to_pass_the_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.chdir(REPO)
     from_path = legalog.analyze(Path("examples/row_shift.py"))
     from_text = legalog.analyze(ROW_SHIFT.read_text(encoding="utf-8"), path="examples/row_shift.py")
@@ -117,11 +121,15 @@ def test_a_path_is_read_and_a_file_name_as_text_says_to_pass_the_text(monkeypatc
     assert from_path.diagnostics == from_text.diagnostics
     named = legalog.analyze("examples/row_shift.py")
     assert named.status == "error" and [d.code for d in named.diagnostics] == ["PARSE"]
-    assert named.diagnostics[0].message == ("'examples/row_shift.py' is a file name, not a dump's text: pass its "
-                                            "text, or pathlib.Path('examples/row_shift.py') to have legalog read it")
+    assert named.diagnostics[0].message == (
+        "'examples/row_shift.py' is a file name, not a dump's text: pass its "
+        "text, or pathlib.Path('examples/row_shift.py') to have legalog read it"
+    )
     with pytest.raises(legalog.LegalizeError, match="is a file name, not a dump's text"):
         legalog.legalize("examples/row_shift.py")
-    assert legalog.print_program(legalog.legalize(Path("examples/row_shift.py"))) == from_text.legalized_text()
+    assert (
+        legalog.print_program(legalog.legalize(Path("examples/row_shift.py"))) == from_text.legalized_text()
+    )
     missing = legalog.analyze(Path("examples/nope.py"))
     assert missing.status == "error" and "cannot read examples/nope.py" in missing.diagnostics[0].message
 
@@ -132,8 +140,9 @@ def test_analysis_diagnostics_are_the_json_reports_diagnostics() -> None:
     analysis = legalog.analyze(ROW_SHIFT.read_text(encoding="utf-8"), path=str(ROW_SHIFT))
     result = cli_json(str(ROW_SHIFT))
     assert [(d.code, d.severity, d.line, d.column, d.message) for d in analysis.diagnostics] == [
-        (d["code"], d["severity"], d["line"], d["column"], d["message"]) for d in json.loads(result)["files"][0]["diagnostics"]
-    ]  # fmt: skip
+        (d["code"], d["severity"], d["line"], d["column"], d["message"])
+        for d in json.loads(result)["files"][0]["diagnostics"]
+    ]
     assert [d.code for d in analysis.diagnostics] == ["GB201"] and analysis.findings == analysis.diagnostics
 
 
@@ -141,17 +150,26 @@ def cli_json(path: str) -> str:
     import subprocess
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "legalog", "check", "--format", "json", "--no-cache", path],
-                          capture_output=True, text=True, check=True, env=env).stdout  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "legalog", "check", "--format", "json", "--no-cache", path],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
 
 
 def test_legalog_pypto_without_pypto_says_what_it_needs_pypto_for() -> None:
     import subprocess
 
-    script = ("import sys; sys.modules['pypto'] = None  # PyPTO absent, whatever this machine has\n"
-              "import legalog.pypto\nlegalog.pypto.default_pipeline()\n")  # fmt: skip
+    script = (
+        "import sys; sys.modules['pypto'] = None  # PyPTO absent, whatever this machine has\n"
+        "import legalog.pypto\nlegalog.pypto.default_pipeline()\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False
+    )
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: legalog.pypto.default_pipeline needs PyPTO"), result.stderr
     assert "python_print" in last and "pl.parse" in last and "legalog check" in last

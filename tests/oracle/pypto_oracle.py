@@ -112,8 +112,16 @@ def load() -> PyPTO:
     # format=False anyway, and this build's binding refuses the None its docstring offers.
     core.ir.register_format_callback(str)
     core.backend.set_backend_type(backend_type.Ascend910B)  # platform a2a3, as the corpus dumps were made
-    return PyPTO(pl, ir, python_print, core.passes, pass_manager.PassManager, pass_manager.OptimizationStrategy,
-                 generate, core.codegen)  # fmt: skip
+    return PyPTO(
+        pl,
+        ir,
+        python_print,
+        core.passes,
+        pass_manager.PassManager,
+        pass_manager.OptimizationStrategy,
+        generate,
+        core.codegen,
+    )
 
 
 def _message(exc: BaseException) -> str:
@@ -134,8 +142,17 @@ def _is_graph_launch_refusal(exc: BaseException) -> bool:
 class PyPTO:
     """The imported PyPTO modules, and the oracle's stages over them."""
 
-    def __init__(self, pl: ModuleType, ir: ModuleType, python_print: Any, passes: Any, pass_manager: Any,
-                 strategy: Any, generate: Any, codegen: Any) -> None:  # fmt: skip
+    def __init__(
+        self,
+        pl: ModuleType,
+        ir: ModuleType,
+        python_print: Any,
+        passes: Any,
+        pass_manager: Any,
+        strategy: Any,
+        generate: Any,
+        codegen: Any,
+    ) -> None:
         self.pl, self.ir, self.python_print, self.passes = pl, ir, python_print, passes
         self._pass_manager, self._strategy, self._generate, self._codegen = (
             pass_manager,
@@ -150,8 +167,15 @@ class PyPTO:
         p = self.passes
         disabled = p.DiagnosticCheckSet()
         disabled.insert(p.DiagnosticCheck.UnusedControlFlowResult)
-        return p.PassContext([], p.VerificationLevel.BASIC, p.DiagnosticPhase.PRE_PIPELINE, disabled,
-                             p.MemoryPlanner.PYPTO, False, self.runtime)  # fmt: skip
+        return p.PassContext(
+            [],
+            p.VerificationLevel.BASIC,
+            p.DiagnosticPhase.PRE_PIPELINE,
+            disabled,
+            p.MemoryPlanner.PYPTO,
+            False,
+            self.runtime,
+        )
 
     def parse(self, text: str, filename: str = "<legalog>") -> tuple[Stage, Any]:
         try:
@@ -195,8 +219,14 @@ class PyPTO:
         with self.context(), tempfile.TemporaryDirectory() as out:
             blocked = ""
             try:
-                self._generate(program, out, skip_ptoas=True, memory_planner=self.passes.MemoryPlanner.PYPTO,
-                               emit_source_loc=False, runtime=self.runtime)  # fmt: skip
+                self._generate(
+                    program,
+                    out,
+                    skip_ptoas=True,
+                    memory_planner=self.passes.MemoryPlanner.PYPTO,
+                    emit_source_loc=False,
+                    runtime=self.runtime,
+                )
             except Exception as exc:
                 if not _is_graph_launch_refusal(exc):
                     return Stage("reject", _message(exc))

@@ -33,8 +33,11 @@ def _table(title: str, subjects: tuple[Subject, ...]) -> list[str]:
             f"output {_counts([after[i] for i in pick], stage)}"
         )
     for s, v in zip(subjects, after):
-        lost = [f"{stage}: {getattr(v, stage).detail.splitlines()[0][:90]}" for stage in STAGES
-                if getattr(v, stage).status == "reject"]  # fmt: skip
+        lost = [
+            f"{stage}: {getattr(v, stage).detail.splitlines()[0][:90]}"
+            for stage in STAGES
+            if getattr(v, stage).status == "reject"
+        ]
         lines += [f"    {s.name} -> {x}" for x in lost]
     return lines
 

@@ -55,9 +55,14 @@ def _verdicts(a: Analysis, position: str) -> dict:
             "removed aliases": sorted((plain_name(n), plain_name(t)) for n, t in g.aliases),
             "node count": g.node_count,
         }
-    codes = sorted((d.code, d.function, plain_text(d.subject or "")) for d in a.diagnostics
-                   if position == "graph_input" or d.code.startswith("SP"))  # fmt: skip
-    launches = sorted((x.function, x.callee, x.outcome) for x in a.launches) if position == "spmd_input" else []
+    codes = sorted(
+        (d.code, d.function, plain_text(d.subject or ""))
+        for d in a.diagnostics
+        if position == "graph_input" or d.code.startswith("SP")
+    )
+    launches = (
+        sorted((x.function, x.callee, x.outcome) for x in a.launches) if position == "spmd_input" else []
+    )
     return {"status": a.status, "graphs": graphs, "diagnostics": codes, "launches": launches}
 
 
@@ -109,7 +114,9 @@ def test_fix_keeps_frontend_style_and_is_final(path: Path) -> None:
     new_params = {f.name: {p.name for p in f.params} for f in parse(text).functions}
     old_params = {f.name: {p.name for p in f.params} for f in parse(source).functions}
     for fn, names in after.items():
-        invented = {n for n in names - before[fn] if _SSA_SUFFIX.search(n)} - (new_params[fn] - old_params[fn])
+        invented = {n for n in names - before[fn] if _SSA_SUFFIX.search(n)} - (
+            new_params[fn] - old_params[fn]
+        )
         assert not invented, (fn, invented)
     again = analyze(text, str(path))
     assert again.status == "legal", [d.message for d in again.diagnostics]
@@ -158,8 +165,13 @@ def test_parameter_rebound_by_a_call_then_viewed(tmp_path: Path) -> None:
     (view,) = [h for g in a.graphs for h in g.hoisted if h.kind == "view"]
     assert (plain_name(view.name), view.source) == ("win", "w__ssa_v1")  # the refreshed `w`, the same buffer
     out = tmp_path / "fixed.py"
-    run = subprocess.run([sys.executable, "-m", "legalog", "fix", str(REPRODUCER), "-o", str(out)],
-                         capture_output=True, text=True, cwd=REPO, check=False)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "legalog", "fix", str(REPRODUCER), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     text = out.read_text()
     assert "n: pl.Scalar[pl.INDEX], win: pl.InOut[pl.Tensor[[128, 128], pl.FP32]])" in text

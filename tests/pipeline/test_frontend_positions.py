@@ -42,7 +42,9 @@ def _shape(t: Type) -> tuple[object, ...]:
 def graph_signatures(program: Program) -> dict[str, list[tuple[object, ...]]]:
     """Each Graph's parameters up to names: direction, and the type's kind, dtype and rank."""
     return {
-        f.name: [(p.direction, *_shape(p.type)) for p in f.params] for f in program.functions if f.type == "Graph"
+        f.name: [(p.direction, *_shape(p.type)) for p in f.params]
+        for f in program.functions
+        if f.type == "Graph"
     }
 
 

@@ -40,12 +40,16 @@ REJECTED = {"a11_reject_dynamic_control", "a12_reject_mixed_offsets", "a13_rejec
 # PyPTO's oracle says", with the PyPTO sources).  That refusal, exactly, is asserted for a09; the
 # same program without that `deps=` goes on through codegen (test_a_guarded_launch_...).
 IF_TASKID_REFUSED = {"a09_orch_spmd_counts": "t0"}
-TASKID_REFUSAL = re.compile(r"Task dependency deps=\[(\w+)\] cannot be honored: its TaskId is produced inside a "
-                            r"scope that has already closed at this point")  # fmt: skip
+TASKID_REFUSAL = re.compile(
+    r"Task dependency deps=\[(\w+)\] cannot be honored: its TaskId is produced inside a "
+    r"scope that has already closed at this point"
+)
 
-REFUSAL = re.compile(r"Graph function '(\w+)' cannot be compiled yet: "
-                     r"type=pl\.FunctionType\.Graph is authorable, but the orchestration codegen that emits a "
-                     r"graph launch is not in place yet\.")  # fmt: skip
+REFUSAL = re.compile(
+    r"Graph function '(\w+)' cannot be compiled yet: "
+    r"type=pl\.FunctionType\.Graph is authorable, but the orchestration codegen that emits a "
+    r"graph launch is not in place yet\."
+)
 
 
 @dataclass
@@ -76,8 +80,10 @@ def compiled(pypto: SimpleNamespace) -> Callable[[str], Run]:
             if p.get_name() in ours:
                 seen.after[p.get_name()] = prog
 
-        instruments = [passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER),
-                       passes.CallbackInstrument(before_pass=before, after_pass=after, name="legalog-capture")]  # fmt: skip
+        instruments = [
+            passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER),
+            passes.CallbackInstrument(before_pass=before, after_pass=after, name="legalog-capture"),
+        ]
         with passes.PassContext(instruments, runtime=passes.RuntimeKind.HOST_BUILD_GRAPH):
             try:
                 seen.result = lp.default_pipeline().run(program)
@@ -98,7 +104,9 @@ def parsed_fix(pypto: SimpleNamespace, text: str, passes: tuple[str, ...]) -> An
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
-def test_compiles_or_is_rejected_with_legalogs_diagnostics(pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str) -> None:
+def test_compiles_or_is_rejected_with_legalogs_diagnostics(
+    pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
+) -> None:
     run = compiled(name)
     if name not in REJECTED:
         assert run.error is None, f"{name} did not compile: {run.error}"
@@ -110,13 +118,17 @@ def test_compiles_or_is_rejected_with_legalogs_diagnostics(pypto: SimpleNamespac
     expected = legalog.analyze(seen, passes=("graph",)).errors
     assert run.error.diagnostics == expected and expected
     on_dump = legalog.analyze((GRAPH / f"{name}.graph_input.py").read_text(), passes=("graph",)).errors
-    assert [(d.code, d.function, d.line) for d in run.error.diagnostics] == [(d.code, d.function, d.line) for d in on_dump]
+    assert [(d.code, d.function, d.line) for d in run.error.diagnostics] == [
+        (d.code, d.function, d.line) for d in on_dump
+    ]
     for d in expected:
         assert f"{d.code} in `{d.function}` at line {d.line}:{d.column}: {d.message}" in str(run.error)
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
-def test_spmd_pass_output_is_legalogs_rewrite_of_the_spmd_dump(pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str) -> None:
+def test_spmd_pass_output_is_legalogs_rewrite_of_the_spmd_dump(
+    pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
+) -> None:
     run = compiled(name)
     seen, out = run.before[lp.SPMD_PASS], run.after[lp.SPMD_PASS]
     path = dump(name, "spmd_input")
@@ -128,13 +140,19 @@ def test_spmd_pass_output_is_legalogs_rewrite_of_the_spmd_dump(pypto: SimpleName
 
 
 @pytest.mark.parametrize("name", [n for n in PROGRAMS if dump(n, "graph_input") is not None])
-def test_graph_pass_output_is_fix_of_the_graph_dump(pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str) -> None:
+def test_graph_pass_output_is_fix_of_the_graph_dump(
+    pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
+) -> None:
     run = compiled(name)
     if name in REJECTED:
         assert lp.GRAPH_PASS not in run.after
         return
     text = (GRAPH / f"{name}.graph_input.py").read_text()
-    seen, out, fixed = run.before[lp.GRAPH_PASS], run.after[lp.GRAPH_PASS], parsed_fix(pypto, text, ("graph", "spmd"))
+    seen, out, fixed = (
+        run.before[lp.GRAPH_PASS],
+        run.after[lp.GRAPH_PASS],
+        parsed_fix(pypto, text, ("graph", "spmd")),
+    )
     guarded = changed_functions(pypto, run.before[lp.SPMD_PASS], run.after[lp.SPMD_PASS])
     if not guarded:
         pypto.ir.assert_structural_equal(seen, pypto.pl.parse(text))
@@ -152,12 +170,17 @@ def test_graph_pass_output_is_fix_of_the_graph_dump(pypto: SimpleNamespace, comp
 
 
 def changed_functions(pypto: SimpleNamespace, before: Any, after: Any) -> set[str]:
-    return {f.name for f in after.functions.values()
-            if not pypto.ir.structural_equal(f, before.get_function(f.name))}  # fmt: skip
+    return {
+        f.name
+        for f in after.functions.values()
+        if not pypto.ir.structural_equal(f, before.get_function(f.name))
+    }
 
 
 @pytest.mark.parametrize("name", [n for n in PROGRAMS if n not in REJECTED])
-def test_codegen_produces_code_or_refuses_exactly_the_graph_launch(pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str) -> None:
+def test_codegen_produces_code_or_refuses_exactly_the_graph_launch(
+    pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
+) -> None:
     run = compiled(name)
     assert run.result is not None, f"{name} did not compile: {run.error}"
     graphs = {f.name for f in run.result.functions.values() if f.func_type == pypto.ir.FunctionType.Graph}
@@ -189,12 +212,17 @@ def test_a_guarded_launch_without_a_graph_goes_on_through_codegen(pypto: SimpleN
 
     def after(p: Any, prog: Any) -> None:
         if p.get_name() == lp.SPMD_PASS:
-            guarded.extend(line.strip() for line in pypto.ir.python_print(prog, format=False).splitlines()
-                           if "task_dummy" in line)  # fmt: skip
+            guarded.extend(
+                line.strip()
+                for line in pypto.ir.python_print(prog, format=False).splitlines()
+                if "task_dummy" in line
+            )
 
     passes = pypto.passes
-    instruments = [passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER),
-                   passes.CallbackInstrument(after_pass=after, name="legalog-guard")]  # fmt: skip
+    instruments = [
+        passes.VerificationInstrument(passes.VerificationMode.BEFORE_AND_AFTER),
+        passes.CallbackInstrument(after_pass=after, name="legalog-guard"),
+    ]
     with passes.PassContext(instruments, runtime=passes.RuntimeKind.HOST_BUILD_GRAPH):
         result = lp.default_pipeline().run(program)
     assert len(guarded) == 1  # the one launch whose core_num `n` may be 0 got its empty path
@@ -207,14 +235,25 @@ def assert_code(files: dict[str, str]) -> None:
     assert any(path.endswith(".cpp") and text.strip() for path, text in files.items()), sorted(files)
 
 
-def codegen(pypto: SimpleNamespace, program: Any) -> tuple[dict[str, str], BaseException | None, dict[str, str]]:
+def codegen(
+    pypto: SimpleNamespace, program: Any
+) -> tuple[dict[str, str], BaseException | None, dict[str, str]]:
     """PyPTO's codegen (no ptoas) for host_build_graph: its files, or its error and the per-function
     failures its report (`report/codegen_errors.txt`) lists."""
     passes = pypto.passes
-    with passes.PassContext([], runtime=passes.RuntimeKind.HOST_BUILD_GRAPH), tempfile.TemporaryDirectory() as out:
+    with (
+        passes.PassContext([], runtime=passes.RuntimeKind.HOST_BUILD_GRAPH),
+        tempfile.TemporaryDirectory() as out,
+    ):
         try:
-            files = pypto.generate(program, out, skip_ptoas=True, memory_planner=passes.MemoryPlanner.PYPTO,
-                                   emit_source_loc=False, runtime=passes.RuntimeKind.HOST_BUILD_GRAPH)  # fmt: skip
+            files = pypto.generate(
+                program,
+                out,
+                skip_ptoas=True,
+                memory_planner=passes.MemoryPlanner.PYPTO,
+                emit_source_loc=False,
+                runtime=passes.RuntimeKind.HOST_BUILD_GRAPH,
+            )
         except Exception as err:  # any failure is returned; the caller judges it
             report = Path(out) / "report" / "codegen_errors.txt"
             listed = report.read_text() if report.is_file() else ""
@@ -228,8 +267,14 @@ def graph_launchers(text: str, graphs: set[str]) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.FunctionDef) and node.name not in graphs:
-            named = {a.attr for a in ast.walk(node) if isinstance(a, ast.Attribute)
-                     and isinstance(a.value, ast.Name) and a.value.id == "self" and a.attr in graphs}  # fmt: skip
+            named = {
+                a.attr
+                for a in ast.walk(node)
+                if isinstance(a, ast.Attribute)
+                and isinstance(a.value, ast.Name)
+                and a.value.id == "self"
+                and a.attr in graphs
+            }
             if named:
                 found[node.name] = named
     return found

@@ -41,15 +41,34 @@ def test_importing_legalog_and_its_pypto_module_imports_neither_pypto_nor_torch(
     assert out.stdout.strip() == "[]"
 
 
-STRATEGY = ["ConvertToSSA", "Simplify", "LowerL2TensorCollectives", "FuseCreateAssembleToSlice", "DeriveCallDirections",
-            "AutoDeriveTaskDependencies", "Simplify", "MaterializeRuntimeScopes", "ClassifyIterArgCarry"]  # fmt: skip
+STRATEGY = [
+    "ConvertToSSA",
+    "Simplify",
+    "LowerL2TensorCollectives",
+    "FuseCreateAssembleToSlice",
+    "DeriveCallDirections",
+    "AutoDeriveTaskDependencies",
+    "Simplify",
+    "MaterializeRuntimeScopes",
+    "ClassifyIterArgCarry",
+]
 
 
 def test_passes_go_before_their_anchors_found_by_name() -> None:
     placed = lp.insert_passes([Named(n) for n in STRATEGY], Named(lp.SPMD_PASS), Named(lp.GRAPH_PASS))
-    assert names(placed) == ["ConvertToSSA", "Simplify", "LowerL2TensorCollectives", "FuseCreateAssembleToSlice",
-                             lp.SPMD_PASS, "DeriveCallDirections", "AutoDeriveTaskDependencies", "Simplify",
-                             lp.GRAPH_PASS, "MaterializeRuntimeScopes", "ClassifyIterArgCarry"]  # fmt: skip
+    assert names(placed) == [
+        "ConvertToSSA",
+        "Simplify",
+        "LowerL2TensorCollectives",
+        "FuseCreateAssembleToSlice",
+        lp.SPMD_PASS,
+        "DeriveCallDirections",
+        "AutoDeriveTaskDependencies",
+        "Simplify",
+        lp.GRAPH_PASS,
+        "MaterializeRuntimeScopes",
+        "ClassifyIterArgCarry",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -59,11 +78,13 @@ def test_passes_go_before_their_anchors_found_by_name() -> None:
         ([n for n in STRATEGY if n != "MaterializeRuntimeScopes"], "no MaterializeRuntimeScopes pass"),
         ([n for n in STRATEGY if n != "Simplify"], "it has no Simplify before MaterializeRuntimeScopes"),
         ([*STRATEGY, "Simplify"], "its last Simplify runs after MaterializeRuntimeScopes"),
-        (["DeriveCallDirections", "LowerL2TensorCollectives", "Simplify", "MaterializeRuntimeScopes"],
-         "runs LowerL2TensorCollectives after DeriveCallDirections"),
+        (
+            ["DeriveCallDirections", "LowerL2TensorCollectives", "Simplify", "MaterializeRuntimeScopes"],
+            "runs LowerL2TensorCollectives after DeriveCallDirections",
+        ),
         ([*STRATEGY, lp.GRAPH_PASS], "already runs LegalizeGraphBoundary"),
     ],
-)  # fmt: skip
+)
 def test_a_strategy_without_the_anchors_is_a_clear_error(strategy: list[str], says: str) -> None:
     with pytest.raises(lp.PipelineError, match=says):
         lp.insert_passes([Named(n) for n in strategy], Named(lp.SPMD_PASS), Named(lp.GRAPH_PASS))
@@ -74,7 +95,11 @@ def test_library_runs_one_pass_alone() -> None:
     text = (GRAPH / "a14_manual_graph_barrier.spmd_input.py").read_text()
     spmd = legalog.analyze(text, passes=("spmd",))
     graph = legalog.analyze(text, passes=("graph",))
-    assert spmd.graphs == () and spmd.status == "rewritten" and [d.outcome for d in spmd.launches].count("guarded") == 1
+    assert (
+        spmd.graphs == ()
+        and spmd.status == "rewritten"
+        and [d.outcome for d in spmd.launches].count("guarded") == 1
+    )
     assert graph.launches == () and [g.function for g in graph.graphs if g.changes_anything] == ["fan"]
     with pytest.raises(ValueError, match="non-empty subset"):
         legalog.analyze(text, passes=("lint",))
@@ -96,12 +121,17 @@ def test_properties_are_the_seeds_in_pypto_names(pypto: SimpleNamespace) -> None
     assert prop_names(spmd.get_required_properties()) == {"NoNestedCalls", "ReturnParamsExplicit"}
     assert prop_names(spmd.get_produced_properties()) == {"NormalizedStmtStructure"}
     assert prop_names(spmd.get_invalidated_properties()) == {
-        "CallDirectionsResolved", "RuntimeScopesMaterialized", "IterArgCarryClassified"}  # fmt: skip
+        "CallDirectionsResolved",
+        "RuntimeScopesMaterialized",
+        "IterArgCarryClassified",
+    }
     assert not hasattr(pypto.passes.IRProperty, "GraphBoundaryLegalized")  # hence lp.UNMAPPED
     assert set(lp.UNMAPPED) == {"GraphBoundaryLegalized"}
 
 
-def test_default_pipeline_is_the_default_strategy_with_both_passes_in_place(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+def test_default_pipeline_is_the_default_strategy_with_both_passes_in_place(
+    pypto: SimpleNamespace, hbg: Callable[..., Any]
+) -> None:
     from pypto.ir.pass_manager import OptimizationStrategy, PassManager
 
     with hbg():
@@ -110,7 +140,10 @@ def test_default_pipeline_is_the_default_strategy_with_both_passes_in_place(pypt
     assert [n for n in ours if n not in (lp.GRAPH_PASS, lp.SPMD_PASS)] == default
     assert ours[ours.index(lp.SPMD_PASS) + 1] == "DeriveCallDirections"
     assert ours[ours.index(lp.GRAPH_PASS) - 1 : ours.index(lp.GRAPH_PASS) + 2] == [
-        "Simplify", lp.GRAPH_PASS, "MaterializeRuntimeScopes"]  # fmt: skip
+        "Simplify",
+        lp.GRAPH_PASS,
+        "MaterializeRuntimeScopes",
+    ]
     assert "Simplify" not in ours[ours.index(lp.GRAPH_PASS) :]
 
 
@@ -118,7 +151,9 @@ def parsed(pypto: SimpleNamespace, name: str) -> Any:
     return pypto.pl.parse((GRAPH / name).read_text(), filename=name)
 
 
-def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(
+    pypto: SimpleNamespace, hbg: Callable[..., Any]
+) -> None:
     name = "a11_reject_dynamic_control.graph_input.py"
     program = parsed(pypto, name)
     before = pypto.ir.python_print(program, format=False)
@@ -129,21 +164,29 @@ def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(pypto:
     err = caught.value
     assert isinstance(err, lp.PassRejected) and err.pass_name == "LegalizeGraphBoundary"
     assert [(d.code, d.function, d.line, d.column, d.message) for d in err.diagnostics] == [
-        (d.code, d.function, d.line, d.column, d.message) for d in expected]  # fmt: skip
-    assert [(d.code, d.function, d.line) for d in err.diagnostics] == [(d.code, d.function, d.line) for d in on_dump]
+        (d.code, d.function, d.line, d.column, d.message) for d in expected
+    ]
+    assert [(d.code, d.function, d.line) for d in err.diagnostics] == [
+        (d.code, d.function, d.line) for d in on_dump
+    ]
     assert {d.code for d in err.diagnostics} == {"GB109", "GB110", "GB112"}
     for d in err.diagnostics:
         assert f"{d.code} in `{d.function}` at line {d.line}:{d.column}: {d.message}" in str(err)
     assert pypto.ir.python_print(program, format=False) == before  # the input is untouched
 
 
-def test_runtime_comes_from_the_pass_context_unless_given(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+def test_runtime_comes_from_the_pass_context_unless_given(
+    pypto: SimpleNamespace, hbg: Callable[..., Any]
+) -> None:
     program = parsed(pypto, "a01_row_shift.graph_input.py")
     with hbg():
         lp.legalize_graph_boundary()(program)  # host_build_graph: hoists, no error
         with pytest.raises(lp.PassRejected, match="GB101"):
             lp.legalize_graph_boundary(runtime="tensormap_and_ringbuffer")(program)
-    with pypto.passes.PassContext([]), pytest.raises(lp.PassRejected, match="GB101"):  # PyPTO's default runtime
+    with (
+        pypto.passes.PassContext([]),
+        pytest.raises(lp.PassRejected, match="GB101"),
+    ):  # PyPTO's default runtime
         lp.legalize_graph_boundary()(program)
     with pypto.passes.PassContext([]):
         lp.legalize_graph_boundary(runtime=pypto.passes.RuntimeKind.HOST_BUILD_GRAPH)(program)
@@ -158,7 +201,9 @@ def test_a_legal_program_comes_back_as_it_went_in(pypto: SimpleNamespace, hbg: C
     assert out is program  # PyPTO's own nodes and spans, not a re-parse
 
 
-def test_an_spmd_launch_without_its_output_is_rejected_by_the_spmd_pass_alone(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+def test_an_spmd_launch_without_its_output_is_rejected_by_the_spmd_pass_alone(
+    pypto: SimpleNamespace, hbg: Callable[..., Any]
+) -> None:
     launch = "pl.spmd_submit(self.band, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)"
     text = (GRAPH / "a09_orch_spmd_counts.spmd_input.py").read_text()
     assert launch in text
@@ -170,7 +215,9 @@ def test_an_spmd_launch_without_its_output_is_rejected_by_the_spmd_pass_alone(py
     assert "'y__ssa_v0' (parameter 1) are not preallocated" in str(caught.value)
 
 
-def test_default_pipelines_runtime_is_the_graph_passes(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+def test_default_pipelines_runtime_is_the_graph_passes(
+    pypto: SimpleNamespace, hbg: Callable[..., Any]
+) -> None:
     program = pypto.pl.parse((GRAPH / "a01_row_shift.frontend.py").read_text())
     with hbg(), pytest.raises(lp.PassRejected, match="GB101") as caught:
         lp.default_pipeline(runtime="tensormap_and_ringbuffer").run(program)

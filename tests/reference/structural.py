@@ -44,14 +44,20 @@ def _bound_by(stmt: Stmt) -> list[str]:
 
 # The fields holding a variable's name, per node kind: its uses (`Name.id`) and its bindings.
 _NAMED_FIELDS = {
-    "Name": ("id",), "Param": ("name",), "Assign": ("targets",), "For": ("index", "iter_args"), "With": ("as_name",),
-}  # fmt: skip
+    "Name": ("id",),
+    "Param": ("name",),
+    "Assign": ("targets",),
+    "For": ("index", "iter_args"),
+    "With": ("as_name",),
+}
 
 
 def _canon(node: Any, names: dict[str, str]) -> Any:
     if isinstance(node, tuple):
         # `pass` is Python's syntax for an empty body; PyPTO's IR has no such statement.
-        return tuple(_canon(item, names) for item in node if not (isinstance(item, Jump) and item.kind == "pass"))
+        return tuple(
+            _canon(item, names) for item in node if not (isinstance(item, Jump) and item.kind == "pass")
+        )
     if isinstance(node, Opaque):
         text = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: names.get(m.group(0), m.group(0)), node.text)
         return ("Opaque", text)

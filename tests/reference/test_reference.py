@@ -98,19 +98,24 @@ READINGS: dict[str, tuple[str, str]] = {
     # Same verdict, same decisions: the outputs differ only where PyPTO's parser reads an input
     # statement differently from its text, which legalog keeps as written (lossless where untouched).
     "m0568__a03_derive_chain.graph_input__odd_statement+indent_unit": (
-        "rewritten", "a statement-level `pl.yield_()` with nothing to yield: PyPTO's parser drops it",
+        "rewritten",
+        "a statement-level `pl.yield_()` with nothing to yield: PyPTO's parser drops it",
     ),
     "m0793__a14_manual_graph_barrier.spmd_input__byte_near_token": (
-        "rewritten", "`l.range(...)`: PyPTO's parser resolves the loop by its attribute and prints `pl.range`",
+        "rewritten",
+        "`l.range(...)`: PyPTO's parser resolves the loop by its attribute and prints `pl.range`",
     ),
     "m0966__a14_manual_graph_barrier.spmd_input__swap_stmts": (
-        "rewritten", "a `pl.yield_` that is not its branch's last statement: PyPTO's parser keeps it unbound",
+        "rewritten",
+        "a `pl.yield_` that is not its branch's last statement: PyPTO's parser keeps it unbound",
     ),
     "m1253__b03_offset_algebra.graph_input__annotation": (
-        "rewritten", "a UINT8 scalar in INDEX arithmetic: PyPTO's parser inserts `pl.cast(x, pl.INDEX)`",
+        "rewritten",
+        "a UINT8 scalar in INDEX arithmetic: PyPTO's parser inserts `pl.cast(x, pl.INDEX)`",
     ),
     "m1376__a14_manual_graph_barrier.spmd_input__tuple_unpack_submit": (
-        "rewritten", "`(a, t) = pl.spmd_submit(...)`: PyPTO's parser binds one tuple and projects it",
+        "rewritten",
+        "`(a, t) = pl.spmd_submit(...)`: PyPTO's parser binds one tuple and projects it",
     ),
 }
 
@@ -120,7 +125,11 @@ def _selected() -> list[Entry]:
         return ENTRIES
     variants = [e for e in ENTRIES if e.name.startswith("m")]
     sampled = {e.name for e in variants[::EVERY]}
-    return [e for e in ENTRIES if not e.name.startswith("m") or e.name in sampled or e.name in KNOWN or e.name in READINGS]
+    return [
+        e
+        for e in ENTRIES
+        if not e.name.startswith("m") or e.name in sampled or e.name in KNOWN or e.name in READINGS
+    ]
 
 
 @cache
@@ -169,10 +178,14 @@ def test_decides_as_pypto(entry: Entry) -> None:
         assert not _agrees(entry, result), f"agrees now: drop its READINGS row ({why})"
     else:
         assert result is not None
-        assert result.status == entry.verdict, [f"{d.code} {d.message}" for d in result.errors] or entry.message
+        assert result.status == entry.verdict, [
+            f"{d.code} {d.message}" for d in result.errors
+        ] or entry.message
         if entry.verdict == "rewritten":
             assert result.output is not None
-            assert structurally_equal(result.output, _reference_output(entry)), "same verdict, another program"
+            assert structurally_equal(result.output, _reference_output(entry)), (
+                "same verdict, another program"
+            )
 
 
 def _assert_known_class(entry: Entry, result: Analysis | None, known: int) -> None:

@@ -40,7 +40,9 @@ def test_binding_positions_do() -> None:
 
 def test_keyword_and_attribute_order_and_memrefs_do_not_matter() -> None:
     kw = f"y: {T} = pl.tensor.create([64], dtype=pl.FP32, layout=pl.TensorLayout.ND)\nreturn y"
-    swapped = kw.replace("dtype=pl.FP32, layout=pl.TensorLayout.ND", "layout=pl.TensorLayout.ND, dtype=pl.FP32")
+    swapped = kw.replace(
+        "dtype=pl.FP32, layout=pl.TensorLayout.ND", "layout=pl.TensorLayout.ND, dtype=pl.FP32"
+    )
     assert same(program(kw), program(swapped))
     assert same(program(kw), program(kw, decorator="level=pl.Level.CHIP, type=pl.FunctionType.Orchestration"))
     placed = kw.replace(f"y: {T}", 'y: pl.Tensor[[64], pl.FP32, pl.MemRef("mem_ddr_0", 0, 256)]')

@@ -38,10 +38,14 @@ def graph_bodies(draw: st.DrawFn) -> list[str]:
             scalars.append(f"a{k}__ssa_v0")
         elif kind == "view":
             offset = draw(st.sampled_from(scalars + ["0", "64"]))
-            lines.append(f"v{k}__ssa_v0: {V} = pl.tensor.slice({draw(st.sampled_from(tensors))}, [64, 128], [{offset}, 0])")
+            lines.append(
+                f"v{k}__ssa_v0: {V} = pl.tensor.slice({draw(st.sampled_from(tensors))}, [64, 128], [{offset}, 0])"
+            )
             tensors.append(f"v{k}__ssa_v0")
         elif kind == "alloc":
-            lines.append(f"t{k}__ssa_v0: {V} = pl.tensor.create([64, 128], dtype=pl.FP32, layout=pl.TensorLayout.ND)")
+            lines.append(
+                f"t{k}__ssa_v0: {V} = pl.tensor.create([64, 128], dtype=pl.FP32, layout=pl.TensorLayout.ND)"
+            )
             tensors.append(f"t{k}__ssa_v0")
         elif kind == "launch":
             src, arg = draw(st.sampled_from(tensors)), draw(st.sampled_from(scalars + ["5"]))
@@ -52,7 +56,9 @@ def graph_bodies(draw: st.DrawFn) -> list[str]:
             src = draw(st.sampled_from(tensors))
             lines.append(f"for i{k}__idx_v0, (y{k}__iter_v1,) in pl.range({trips}, init_values=({y},)):")
             lines.append(f"    w{k}__ssa_v0: {V} = pl.tensor.slice({src}, [64, 128], [i{k}__idx_v0 * 64, 0])")
-            lines.append(f"    y{k}__ssa_v2: {T} = self.kern(w{k}__ssa_v0, y{k}__iter_v1, i{k}__idx_v0, {ADIR})")
+            lines.append(
+                f"    y{k}__ssa_v2: {T} = self.kern(w{k}__ssa_v0, y{k}__iter_v1, i{k}__idx_v0, {ADIR})"
+            )
             lines.append(f"    y{k}__rv_v3: {T} = pl.yield_(y{k}__ssa_v2)")
             y = f"y{k}__rv_v3"
     lines.append(f"y__ssa_v99: {T} = self.kern(x__ssa_v0, {y}, p0__ssa_v0, {ADIR})")
@@ -102,7 +108,9 @@ def test_every_rewrite_passes_the_verifier_and_is_a_fixpoint(body: list[str]) ->
     main_text = fixed.split("def main", 1)[1]
     original = parse(text)
     graph_locals = bound_names(original.function("g").body) - bound_names(original.function("main").body)  # type: ignore[union-attr]
-    assert not [n for n in graph_locals if re.search(rf"\b{n}\b", main_text)], "a call site names a Graph-local"
+    assert not [n for n in graph_locals if re.search(rf"\b{n}\b", main_text)], (
+        "a call site names a Graph-local"
+    )
 
 
 def _rewritten(body: list[str]) -> bool:

@@ -28,27 +28,57 @@ def graph_chain(kind: str, links: int) -> str:
     """The dump of `kind` (one of KINDS) with a chain of `links` bindings."""
     if kind in ("renames", "derived"):
         step = "" if kind == "renames" else " + 1"
-        return _chained("a03_multi_level_chain.py", "        end__ssa_v0: pl.Scalar[pl.INDEX] = base__ssa_v0 + 128\n",
-                        "        a{i}__ssa_v0: " + _SCALAR + " = {prev}" + step + "\n", "base__ssa_v0", "a",
-                        "self.kload(w__ssa_v0, end__ssa_v0", "self.kload(w__ssa_v0, {last}", links)  # fmt: skip
+        return _chained(
+            "a03_multi_level_chain.py",
+            "        end__ssa_v0: pl.Scalar[pl.INDEX] = base__ssa_v0 + 128\n",
+            "        a{i}__ssa_v0: " + _SCALAR + " = {prev}" + step + "\n",
+            "base__ssa_v0",
+            "a",
+            "self.kload(w__ssa_v0, end__ssa_v0",
+            "self.kload(w__ssa_v0, {last}",
+            links,
+        )
     if kind == "tensor_aliases":
-        return _chained("b04_alias_of_hoisted_view.py", "        mid__ssa_v0: pl.Tensor[[256, 128], pl.FP32] = wl__ssa_v0\n",
-                        "        m{i}__ssa_v0: pl.Tensor[[256, 128], pl.FP32] = {prev}\n", "mid__ssa_v0", "m",
-                        "pl.tensor.slice(mid__ssa_v0", "pl.tensor.slice({last}", links)  # fmt: skip
+        return _chained(
+            "b04_alias_of_hoisted_view.py",
+            "        mid__ssa_v0: pl.Tensor[[256, 128], pl.FP32] = wl__ssa_v0\n",
+            "        m{i}__ssa_v0: pl.Tensor[[256, 128], pl.FP32] = {prev}\n",
+            "mid__ssa_v0",
+            "m",
+            "pl.tensor.slice(mid__ssa_v0",
+            "pl.tensor.slice({last}",
+            links,
+        )
     if kind == "views":
-        return _chained("b02_view_of_hoisted_view.py",
-                        "        wr__ssa_v0: " + _TILE + " = pl.tensor.slice(wl__ssa_v0, [128, 128], [base__ssa_v0, 0])\n",
-                        "        v{i}__ssa_v0: " + _TILE + " = pl.tensor.slice({prev}, [128, 128], [0, 0])\n", "wr__ssa_v0", "v",
-                        "self.kadd(wr__ssa_v0", "self.kadd({last}", links)  # fmt: skip
+        return _chained(
+            "b02_view_of_hoisted_view.py",
+            "        wr__ssa_v0: "
+            + _TILE
+            + " = pl.tensor.slice(wl__ssa_v0, [128, 128], [base__ssa_v0, 0])\n",
+            "        v{i}__ssa_v0: " + _TILE + " = pl.tensor.slice({prev}, [128, 128], [0, 0])\n",
+            "wr__ssa_v0",
+            "v",
+            "self.kadd(wr__ssa_v0",
+            "self.kadd({last}",
+            links,
+        )
     if kind == "kept_views":
-        return _chained("b13_view_of_kept_view_stays.py",
-                        "            sub__ssa_v0: " + _TILE + " = pl.tensor.slice(band__ssa_v0, [128, 128], [128, 0])\n",
-                        "            k{i}__ssa_v0: " + _TILE + " = pl.tensor.slice({prev}, [128, 128], [0, 0])\n", "sub__ssa_v0", "k",
-                        "self.kadd(sub__ssa_v0", "self.kadd({last}", links)  # fmt: skip
+        return _chained(
+            "b13_view_of_kept_view_stays.py",
+            "            sub__ssa_v0: " + _TILE + " = pl.tensor.slice(band__ssa_v0, [128, 128], [128, 0])\n",
+            "            k{i}__ssa_v0: " + _TILE + " = pl.tensor.slice({prev}, [128, 128], [0, 0])\n",
+            "sub__ssa_v0",
+            "k",
+            "self.kadd(sub__ssa_v0",
+            "self.kadd({last}",
+            links,
+        )
     raise ValueError(f"unknown chain kind {kind!r}: one of {', '.join(KINDS)}")
 
 
-def _chained(case: str, after: str, link: str, first: str, stem: str, use: str, new_use: str, links: int) -> str:
+def _chained(
+    case: str, after: str, link: str, first: str, stem: str, use: str, new_use: str, links: int
+) -> str:
     text = (CASES / case).read_text(encoding="utf-8")
     assert after in text and use in text, case
     names = [first] + [f"{stem}{i}__ssa_v0" for i in range(1, links + 1)]

@@ -121,17 +121,34 @@ def recurse(text: str, rng: random.Random) -> bytes:
 
 
 def unknown_callee(text: str, rng: random.Random) -> bytes:
-    return _edit_line(text, rng, lambda line: _CALL.sub("self.not_in_program(", line, count=1) if _CALL.search(line) else None)
+    return _edit_line(
+        text,
+        rng,
+        lambda line: _CALL.sub("self.not_in_program(", line, count=1) if _CALL.search(line) else None,
+    )
 
 
 def huge_integer(text: str, rng: random.Random) -> bytes:
-    value = rng.choice(("9223372036854775807", "9223372036854775808", "-9223372036854775809", "(2 ** 64)",
-                        "(10 ** 5000)", "9" * 4400, "(4611686018427387904 * 4)", "0", "-1"))  # fmt: skip
+    value = rng.choice(
+        (
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "(2 ** 64)",
+            "(10 ** 5000)",
+            "9" * 4400,
+            "(4611686018427387904 * 4)",
+            "0",
+            "-1",
+        )
+    )
     return _edit_line(text, rng, lambda line: _INT.sub(value, line, count=1) if _INT.search(line) else None)
 
 
 def strip_annotation(text: str, rng: random.Random) -> bytes:
-    return _edit_line(text, rng, lambda line: _ANNOTATED.sub(r"\1 = ", line, count=1) if _ANNOTATED.match(line) else None)
+    return _edit_line(
+        text, rng, lambda line: _ANNOTATED.sub(r"\1 = ", line, count=1) if _ANNOTATED.match(line) else None
+    )
 
 
 def non_ascii_name(text: str, rng: random.Random) -> bytes:
@@ -194,8 +211,14 @@ def split_decorator(text: str, rng: random.Random) -> bytes:
         return text.encode()
     m = rng.choice(found)
     ind, call = m.group(1), m.group(2)
-    form = rng.choice((f"{ind}@ \\\n{ind}{call}", f"{ind}@(\n{ind}    {call}\n{ind})",
-                       f"{ind}@(  # split\n{ind}    {call})", f"{ind}@   {call}"))  # fmt: skip
+    form = rng.choice(
+        (
+            f"{ind}@ \\\n{ind}{call}",
+            f"{ind}@(\n{ind}    {call}\n{ind})",
+            f"{ind}@(  # split\n{ind}    {call})",
+            f"{ind}@   {call}",
+        )
+    )
     return (text[: m.start()] + form + text[m.end() :]).encode()
 
 
@@ -207,14 +230,21 @@ def alias_chain(text: str, rng: random.Random) -> bytes:
     m = rng.choice(found)
     ind, name, ann = m.groups()
     count = rng.choice((20, 120, 400))
-    chain = "".join(f"\n{ind}{name}_al{i}: {ann} = {name if i == 1 else f'{name}_al{i - 1}'}" for i in range(1, count + 1))
+    chain = "".join(
+        f"\n{ind}{name}_al{i}: {ann} = {name if i == 1 else f'{name}_al{i - 1}'}" for i in range(1, count + 1)
+    )
     rest = re.sub(rf"\b{re.escape(name)}\b(?!_al)", f"{name}_al{count}", text[m.end() :])
     return (text[: m.end()] + chain + rest).encode()
 
 
-_GRAPH_DEF = re.compile(r"^(\s*)@pl\.function\(type=pl\.FunctionType\.Graph\b.*\n\s*def \w+\(.*\n", re.MULTILINE)
+_GRAPH_DEF = re.compile(
+    r"^(\s*)@pl\.function\(type=pl\.FunctionType\.Graph\b.*\n\s*def \w+\(.*\n", re.MULTILINE
+)
 _BINDING = re.compile(r"^(\s+)(\w+): (pl\.(?:Scalar|Tensor)\[[^=]*\]) = .*$", re.MULTILINE)
-GRAPH_CHAIN_LINKS = (350, 1200)  # past the ~300 links that once ended in RecursionError; 10,000: tests/robust/test_graph_chains.py
+GRAPH_CHAIN_LINKS = (
+    350,
+    1200,
+)  # past the ~300 links that once ended in RecursionError; 10,000: tests/robust/test_graph_chains.py
 
 
 def graph_alias_chain(text: str, rng: random.Random) -> bytes:
@@ -234,7 +264,10 @@ def graph_alias_chain(text: str, rng: random.Random) -> bytes:
     ind, name, ann = b.groups()
     step = " + 1" if ann.startswith("pl.Scalar") and rng.random() < 0.3 else ""
     count = rng.choice(GRAPH_CHAIN_LINKS)
-    chain = "".join(f"\n{ind}{name}_gc{i}: {ann} = {name if i == 1 else f'{name}_gc{i - 1}'}{step}" for i in range(1, count + 1))
+    chain = "".join(
+        f"\n{ind}{name}_gc{i}: {ann} = {name if i == 1 else f'{name}_gc{i - 1}'}{step}"
+        for i in range(1, count + 1)
+    )
     rest = re.sub(rf"\b{re.escape(name)}\b(?!_gc)", f"{name}_gc{count}", body[b.end() :])
     return (text[: g.end()] + body[: b.end()] + chain + rest + text[end:]).encode()
 
@@ -256,8 +289,14 @@ def wide_bound(text: str, rng: random.Random) -> bytes:
 
 def odd_header(text: str, rng: random.Random) -> bytes:
     """A header naming another class, none, a bare one, or module-level text before the class."""
-    header = rng.choice(("# pypto.program: SomethingElse\n", "", "# pypto.program\n",
-                         "# pypto.program: X\n# NOTE: hand-edited\nBLOCK = 128\n"))  # fmt: skip
+    header = rng.choice(
+        (
+            "# pypto.program: SomethingElse\n",
+            "",
+            "# pypto.program\n",
+            "# pypto.program: X\n# NOTE: hand-edited\nBLOCK = 128\n",
+        )
+    )
     return _HEADER_LINE.sub(lambda _m: header, text, count=1).encode()
 
 
@@ -276,11 +315,31 @@ def _leading(line: str) -> str:
 
 
 MUTATIONS: tuple[Mutation, ...] = (
-    drop_line, duplicate_line, swap_lines, drop_argument, extra_argument, recurse, unknown_callee,
-    huge_integer, strip_annotation, non_ascii_name, frontend_names, byte_order_mark, truncate, bad_bytes,
-    function_type, core_num, dedent, split_decorator, alias_chain, many_launches, wide_bound, odd_header,
-    refused_statement, graph_alias_chain,
-)  # fmt: skip
+    drop_line,
+    duplicate_line,
+    swap_lines,
+    drop_argument,
+    extra_argument,
+    recurse,
+    unknown_callee,
+    huge_integer,
+    strip_annotation,
+    non_ascii_name,
+    frontend_names,
+    byte_order_mark,
+    truncate,
+    bad_bytes,
+    function_type,
+    core_num,
+    dedent,
+    split_decorator,
+    alias_chain,
+    many_launches,
+    wide_bound,
+    odd_header,
+    refused_statement,
+    graph_alias_chain,
+)
 
 
 @dataclass(frozen=True)
@@ -304,5 +363,9 @@ def mutants(seeds: dict[str, str], count: int, seed: int) -> list[Mutant]:
         for mutation in applied:
             data = mutation(data.decode("utf-8", "replace"), rng)
         label = "+".join(m.__name__ for m in applied)
-        out.append(Mutant(f"{base.removesuffix('.py')}.{label}.{n}.py", data, base, tuple(m.__name__ for m in applied)))
+        out.append(
+            Mutant(
+                f"{base.removesuffix('.py')}.{label}.{n}.py", data, base, tuple(m.__name__ for m in applied)
+            )
+        )
     return out

@@ -53,7 +53,9 @@ DECORATOR_FORMS = {
 
 
 @pytest.mark.parametrize("form", sorted(DECORATOR_FORMS))
-def test_a_function_span_starts_at_its_decorators_at_sign(form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_function_span_starts_at_its_decorators_at_sign(
+    form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     text = ROW_SHIFT.replace(GRAPH_DECORATOR, DECORATOR_FORMS[form])
     program = parse(text)
     start, _end = program.layout.function_spans[1]  # type: ignore[union-attr]
@@ -67,11 +69,18 @@ def test_a_function_span_starts_at_its_decorators_at_sign(form: str, tmp_path: P
     assert main(["check", str(dump), "--format", "json"]) == 0
     edits = {e["function"]: e for e in json.loads(capsys.readouterr().out)["files"][0]["edits"]}
     assert edits["shift"]["start_line"] == line_of(text, "def shift_incore_0") + 4
-    assert (edits["shift"]["start_column"], text.splitlines()[edits["shift"]["start_line"] - 1].lstrip()[0]) == (1, "@")
+    assert (
+        edits["shift"]["start_column"],
+        text.splitlines()[edits["shift"]["start_line"] - 1].lstrip()[0],
+    ) == (1, "@")
 
 
-@pytest.mark.parametrize("name", ["fix_decorator_continuation_unparseable.py", "fix_decorator_paren_unparseable.py"])
-def test_reproducer_split_decorator_fix_parses(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "name", ["fix_decorator_continuation_unparseable.py", "fix_decorator_paren_unparseable.py"]
+)
+def test_reproducer_split_decorator_fix_parses(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = fixed(FUZZ / name, tmp_path, capsys)
     assert analyze(out).status == "legal"
     assert "\n    @ \\\n" not in out and "\n    @(\n" not in out
@@ -82,10 +91,12 @@ def test_reproducer_split_decorator_fix_parses(name: str, tmp_path: Path, capsys
 
 def test_fix_never_writes_a_text_that_reads_back_differently(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # fmt: skip
+) -> None:
     real = legalog.ir.printer.print_program
     # a printer bug of any kind: here, a bound printed as another number
-    monkeypatch.setattr(legalog.ir.printer, "print_program", lambda p: real(p).replace("pl.range(8)", "pl.range(9)"))
+    monkeypatch.setattr(
+        legalog.ir.printer, "print_program", lambda p: real(p).replace("pl.range(8)", "pl.range(9)")
+    )
     dump = tmp_path / "in.py"
     dump.write_text(ROW_SHIFT)
     out = tmp_path / "out.py"
@@ -95,7 +106,9 @@ def test_fix_never_writes_a_text_that_reads_back_differently(
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in.py"]
 
 
-def test_fix_never_writes_a_text_that_does_not_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_fix_never_writes_a_text_that_does_not_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     real = legalog.ir.printer.print_program
     monkeypatch.setattr(legalog.ir.printer, "print_program", lambda p: real(p) + "    @\n")
     dump = tmp_path / "in.py"
@@ -146,7 +159,9 @@ REFUSED = [
 
 
 @pytest.mark.parametrize("statement, code, needle", REFUSED, ids=[r[0] for r in REFUSED])
-def test_what_python_refuses_is_an_ir40x_code_at_its_line(statement: str, code: str | None, needle: str | None) -> None:
+def test_what_python_refuses_is_an_ir40x_code_at_its_line(
+    statement: str, code: str | None, needle: str | None
+) -> None:
     anchor = "        base: pl.Scalar[pl.INDEX] = idx * 128\n"
     if statement.startswith("class:"):
         text = ROW_SHIFT.replace("class RowShift:\n", f"class RowShift:\n    {statement[6:]}\n")
@@ -163,13 +178,19 @@ def test_what_python_refuses_is_an_ir40x_code_at_its_line(statement: str, code: 
 
 
 def test_every_jump_outside_a_loop_is_reported_and_loops_are_not() -> None:
-    body = ("        for i in pl.range(4):\n            continue\n            break\n"
-            "        while base < 4:\n            break\n        break\n        continue\n")  # fmt: skip
-    text = ROW_SHIFT.replace("        base: pl.Scalar[pl.INDEX] = idx * 128\n",
-                             "        base: pl.Scalar[pl.INDEX] = idx * 128\n" + body)  # fmt: skip
+    body = (
+        "        for i in pl.range(4):\n            continue\n            break\n"
+        "        while base < 4:\n            break\n        break\n        continue\n"
+    )
+    text = ROW_SHIFT.replace(
+        "        base: pl.Scalar[pl.INDEX] = idx * 128\n",
+        "        base: pl.Scalar[pl.INDEX] = idx * 128\n" + body,
+    )
     analysis = analyze(text)
     assert [(d.code, d.line) for d in analysis.diagnostics] == [
-        ("IR407", line_of(text, "while base") + 2), ("IR407", line_of(text, "while base") + 3)]
+        ("IR407", line_of(text, "while base") + 2),
+        ("IR407", line_of(text, "while base") + 3),
+    ]
 
 
 def test_reproducer_break_outside_loop_is_rejected_not_rewritten() -> None:
@@ -194,7 +215,11 @@ def test_reproducer_header_naming_another_class(tmp_path: Path, capsys: pytest.C
     source = FUZZ / "fix_header_name_renames_class.py"
     text = source.read_text()
     analysis = analyze(text)
-    assert analysis.status == "rewritten" and analysis.program is not None and analysis.program.name == "TileCopyFp16"
+    assert (
+        analysis.status == "rewritten"
+        and analysis.program is not None
+        and analysis.program.name == "TileCopyFp16"
+    )
     header = [d for d in analysis.diagnostics if d.code == "IR410"]
     assert len(header) == 1 and (header[0].line, header[0].severity) == (1, "warning")
     assert "Renamed" in header[0].message and "TileCopyFp16" in header[0].message
@@ -210,7 +235,9 @@ def test_a_header_naming_the_class_or_nothing_is_no_diagnostic() -> None:
     assert "IR410" not in {d.code for d in analyze(bare).diagnostics}
 
 
-def test_module_level_text_after_the_class_is_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_module_level_text_after_the_class_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     tail = "\n\n# trailing notes\nEXTRA = 1  # kept\n"
     dump = tmp_path / "in.py"
     dump.write_text(ROW_SHIFT + tail)
@@ -222,8 +249,17 @@ def test_module_level_text_after_the_class_is_kept(tmp_path: Path, capsys: pytes
 LAUNCH = FUZZ / "assertionerror_spmd_guard_py_185.py"
 
 
-@pytest.mark.parametrize("value, shown", [("2.5", "2.5"), ("k * 1.0", "1.0"), ('"4"', "'4'"), ("True", "True"),
-                                          ("None", "None"), ("pl.const(2, pl.FP32)", "2")])  # fmt: skip
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        ("2.5", "2.5"),
+        ("k * 1.0", "1.0"),
+        ('"4"', "'4'"),
+        ("True", "True"),
+        ("None", "None"),
+        ("pl.const(2, pl.FP32)", "2"),
+    ],
+)
 def test_a_core_num_that_is_not_an_integer_is_sp304_at_its_line(value: str, shown: str) -> None:
     text = LAUNCH.read_text().replace("core_num=k", f"core_num={value}")
     line, col = only(analyze(text), "SP304")
@@ -245,7 +281,9 @@ def test_reproducer_float_core_num(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["check", str(source)]) == 1
     out = capsys.readouterr().out
     assert "when 2.5" not in out and "fixable" not in out and "[*]" not in out
-    assert main(["fix", str(source), "-o", str(tmp_path / "out.py")]) == 1 and not (tmp_path / "out.py").exists()
+    assert (
+        main(["fix", str(source), "-o", str(tmp_path / "out.py")]) == 1 and not (tmp_path / "out.py").exists()
+    )
 
 
 def test_nothing_is_fixable_on_a_file_fix_writes_nothing_for() -> None:
@@ -263,11 +301,20 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _legalog(*argv: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-           "LEGALOG_NO_CACHE": "1"}  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        "LEGALOG_NO_CACHE": "1",
+    }
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "legalog", *argv], check=False, capture_output=True, text=True,
-                          timeout=300, env=env)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "legalog", *argv],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     return done, time.monotonic() - start
 
 
@@ -275,14 +322,20 @@ def test_reproducer_time_limit_holds_and_stderr_stays_clean(tmp_path: Path) -> N
     # The 100-launch reproducer kept Z3 busy for seconds and the alarm of old fired inside it;
     # Z3 now answers it in well under the limit (one context a process, equal goals once), so the
     # limit is held to a program whose 3,000 distinct launches each build and solve a Z3 goal.
-    quick, _ = _legalog("check", str(FUZZ / "timeout_traceback_z3_del_100_launches.py"), "--format", "json", "--timeout", "1")
+    quick, _ = _legalog(
+        "check", str(FUZZ / "timeout_traceback_z3_del_100_launches.py"), "--format", "json", "--timeout", "1"
+    )
     assert quick.stderr == ""
     dump = tmp_path / "launches.py"
     subprocess.run([sys.executable, str(FUZZ / "make_many_launches.py"), "3000", str(dump)], check=True)
     for _ in range(3):
         done, elapsed = _legalog("check", str(dump), "--format", "json", "--timeout", "1", "--no-cache")
         entry = json.loads(done.stdout)["files"][0]
-        assert (done.returncode, entry["status"], [d["code"] for d in entry["diagnostics"]]) == (3, "error", ["TIMEOUT"])
+        assert (done.returncode, entry["status"], [d["code"] for d in entry["diagnostics"]]) == (
+            3,
+            "error",
+            ["TIMEOUT"],
+        )
         assert done.stderr == ""
         # the limit holds: a second plus Python's start-up, never the analysis's own seconds
         assert elapsed < 1 + 20, elapsed
@@ -311,7 +364,9 @@ def _alias_chain(count: int) -> str:
     last = next(i for i, line in enumerate(lines) if "a350__ssa_v0: pl.Scalar" in line)
     chain = ["        a1__ssa_v0: pl.Scalar[pl.INDEX] = n__ssa_v0\n"]
     chain += [f"        a{i}__ssa_v0: pl.Scalar[pl.INDEX] = a{i - 1}__ssa_v0\n" for i in range(2, count + 1)]
-    return "".join(lines[:first] + chain + lines[last + 1 :]).replace("core_num=a350__ssa_v0", f"core_num=a{count}__ssa_v0")
+    return "".join(lines[:first] + chain + lines[last + 1 :]).replace(
+        "core_num=a350__ssa_v0", f"core_num=a{count}__ssa_v0"
+    )
 
 
 def test_reproducer_350_aliases_feeding_core_num_are_analysed() -> None:
@@ -342,9 +397,11 @@ def _nested(depth: int) -> str:
 def _blocks(depth: int) -> str:
     body = "".join("        " + "    " * d + f"if idx > {d}:\n" for d in range(depth))
     body += "        " + "    " * depth + "k: pl.Scalar[pl.INDEX] = idx\n"
-    return ROW_SHIFT.replace("    def main(self, src: pl.Tensor[[1024, 128], pl.FP32], dst: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n",
-                             "    def main(self, src: pl.Tensor[[1024, 128], pl.FP32], dst: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
-                             "        idx: pl.Scalar[pl.INDEX] = 3\n" + body)  # fmt: skip
+    return ROW_SHIFT.replace(
+        "    def main(self, src: pl.Tensor[[1024, 128], pl.FP32], dst: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n",
+        "    def main(self, src: pl.Tensor[[1024, 128], pl.FP32], dst: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
+        "        idx: pl.Scalar[pl.INDEX] = 3\n" + body,
+    )
 
 
 @pytest.mark.parametrize("make, depth", [(_nested, 195), (_blocks, 95)], ids=["expression", "blocks"])
@@ -353,8 +410,12 @@ def test_deep_nesting_through_every_command(make, depth: int, tmp_path: Path) ->
     # parentheses and 100 indents); just under it, every command answers
     dump = tmp_path / "deep.py"
     dump.write_text(make(depth))
-    for argv in (["check", str(dump)], ["fix", str(dump), "-o", str(tmp_path / "out.py")],
-                 ["why", str(dump), "--function", "shift", "--var", "base"], ["query", str(dump), "graph(G)"]):  # fmt: skip
+    for argv in (
+        ["check", str(dump)],
+        ["fix", str(dump), "-o", str(tmp_path / "out.py")],
+        ["why", str(dump), "--function", "shift", "--var", "base"],
+        ["query", str(dump), "graph(G)"],
+    ):
         done, _ = _legalog(*argv)
         assert done.returncode in (0, 1), (argv[0], done.stderr[-400:])
         assert "INTERNAL" not in done.stdout + done.stderr and "Traceback" not in done.stderr
@@ -370,8 +431,13 @@ def test_nesting_past_pythons_ceiling_is_a_parse_error_at_its_line(tmp_path: Pat
 def test_reproducer_many_launches_generator(tmp_path: Path) -> None:
     # the speed of 3,000 launches is bench/'s to hold; here, that N copies analyse as one does
     out = tmp_path / "many.py"
-    done = subprocess.run([sys.executable, str(FUZZ / "make_many_launches.py"), "40", str(out)],
-                          check=False, capture_output=True, text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(FUZZ / "make_many_launches.py"), "40", str(out)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     analysis = analyze(out.read_text())
     single = analyze((FUZZ.parent / "corpus" / "graph" / "a09_orch_spmd_counts.spmd_input.py").read_text())
@@ -391,7 +457,9 @@ def test_an_operator_chain_past_the_readers_bound_is_a_parse_error_at_its_line()
     assert analysis.status == "error" and analysis.diagnostics[0].code == "PARSE"
     assert analysis.diagnostics[0].line == line_of(text, "idx + 1")
     assert f"more than {MAX_EXPR_DEPTH}" in analysis.diagnostics[0].message
-    assert analyze(ROW_SHIFT.replace("idx * 128", "idx" + " + 1" * (MAX_EXPR_DEPTH - 1))).status == "rewritten"
+    assert (
+        analyze(ROW_SHIFT.replace("idx * 128", "idx" + " + 1" * (MAX_EXPR_DEPTH - 1))).status == "rewritten"
+    )
 
 
 def test_every_reproducer_in_the_fuzz_folder_is_decided_with_a_clean_stderr() -> None:
@@ -401,10 +469,17 @@ def test_every_reproducer_in_the_fuzz_folder_is_decided_with_a_clean_stderr() ->
     done, _ = _legalog("check", *dumps, "--format", "json")
     files = json.loads(done.stdout)["files"]
     assert done.stderr == "" and len(files) == len(dumps) >= 12
-    assert not [(f["path"], d["code"]) for f in files for d in f["diagnostics"] if d["code"] in ("INTERNAL", "TIMEOUT")]
+    assert not [
+        (f["path"], d["code"])
+        for f in files
+        for d in f["diagnostics"]
+        if d["code"] in ("INTERNAL", "TIMEOUT")
+    ]
 
 
-def test_a_threaded_process_never_forks_itself_for_the_time_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_threaded_process_never_forks_itself_for_the_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With other threads running (a Dask worker, a thread pool) the timed child comes from a
     single-threaded fork server: no `os.fork` here, no warning, and the limit still holds."""
     from legalog.surfaces.batch import Job, analyse_job

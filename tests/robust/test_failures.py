@@ -48,14 +48,17 @@ def internal_reported(err: str, command: str, where: str = "legalog/pipeline.py:
     assert f"bug in legalog {__version__}" in err and f"`legalog {command}" in err and "--debug" in err
 
 
-@pytest.mark.parametrize("command", [
-    ["fix", str(DUMP), "--diff"],
-    ["why", str(DUMP), "--function", "row_shift", "--var", "base"],
-    ["query", str(DUMP), "--list"],
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["fix", str(DUMP), "--diff"],
+        ["why", str(DUMP), "--function", "row_shift", "--var", "base"],
+        ["query", str(DUMP), "--list"],
+    ],
+)
 def test_an_internal_error_is_exit_3_without_a_traceback(
     command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # fmt: skip
+) -> None:
     crash_on(monkeypatch)
     assert main(command) == 3
     captured = capsys.readouterr()
@@ -65,7 +68,7 @@ def test_an_internal_error_is_exit_3_without_a_traceback(
 
 def test_facts_reports_an_internal_error_the_same_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # fmt: skip
+) -> None:
     def extract(program, *args, **kwargs):  # type: ignore[no-untyped-def]
         raise KeyError("layer/win")
 
@@ -84,7 +87,7 @@ def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_in_a_batch_an_internal_error_is_that_files_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # fmt: skip
+) -> None:
     for dump in (DUMP, OTHER):
         (tmp_path / dump.name).write_bytes(dump.read_bytes())
     crash_on(monkeypatch, "RowShift")
@@ -110,7 +113,7 @@ def hang_on(monkeypatch: pytest.MonkeyPatch, stuck: str) -> None:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_file_past_the_time_limit_is_an_error_and_the_batch_goes_on(
     jobs: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # fmt: skip
+) -> None:
     for dump in (DUMP, SMALL):
         (tmp_path / dump.name).write_bytes(dump.read_bytes())
     hang_on(monkeypatch, DUMP.name)
@@ -124,7 +127,7 @@ def test_a_file_past_the_time_limit_is_an_error_and_the_batch_goes_on(
 
 def test_one_time_limited_worker_serves_a_batch_and_a_killed_one_is_replaced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # fmt: skip
+) -> None:
     # Under a limit the analyses run in a forked worker, one for the whole batch (what they load
     # is loaded once); the file that outlives its limit takes its worker with it, and the files
     # after it get a fresh one.
@@ -147,7 +150,9 @@ def test_one_time_limited_worker_serves_a_batch_and_a_killed_one_is_replaced(
     assert str(os.getpid()) not in pids.values()
 
 
-def test_check_timeout_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_timeout_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / DUMP.name).write_bytes(DUMP.read_bytes())
     hang_on(monkeypatch, DUMP.name)
     assert main(["check", str(tmp_path), "--timeout", "0.3", "--jobs", "1"]) == 3
@@ -187,7 +192,7 @@ def test_facts_replaces_an_export_whole(tmp_path: Path) -> None:
 
 def test_facts_failing_midway_keeps_the_old_export(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # fmt: skip
+) -> None:
     from legalog.facts import store
 
     out = tmp_path / "facts"
@@ -218,7 +223,7 @@ def test_facts_refuses_a_folder_of_other_files(tmp_path: Path, capsys: pytest.Ca
 
 def test_an_unreadable_folder_is_an_error_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # fmt: skip
+) -> None:
     (tmp_path / "ok").mkdir()
     (tmp_path / "ok" / DUMP.name).write_bytes(DUMP.read_bytes())
     locked = tmp_path / "locked"
@@ -237,7 +242,10 @@ def test_an_unreadable_folder_is_an_error_entry(
     assert main(["check", str(tmp_path), "--format", "json", "--jobs", "1"]) == 2
     files = {f["path"]: f for f in json.loads(capsys.readouterr().out)["files"]}
     entry = files[str(locked)]
-    assert entry["status"] == "error" and entry["diagnostics"][0]["message"] == "cannot read folder: Permission denied"
+    assert (
+        entry["status"] == "error"
+        and entry["diagnostics"][0]["message"] == "cannot read folder: Permission denied"
+    )
     assert files[str(tmp_path / "ok" / DUMP.name)]["status"] in ("legal", "rewritten")
 
 

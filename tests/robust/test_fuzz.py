@@ -60,15 +60,34 @@ def test_check_over_mutants(corpus_mutants: list[Mutant], tmp_path: Path) -> Non
     _write(folder, corpus_mutants)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run(
-        [sys.executable, "-m", "legalog", "check", str(folder), "--format", "json", "--no-cache",
-         "--timeout", str(PER_FILE_LIMIT), "--all-dumps"],
-        check=False, capture_output=True, text=True, timeout=WHOLE_RUN_LIMIT, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "legalog",
+            "check",
+            str(folder),
+            "--format",
+            "json",
+            "--no-cache",
+            "--timeout",
+            str(PER_FILE_LIMIT),
+            "--all-dumps",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=WHOLE_RUN_LIMIT,
+        env=env,
+    )
     assert "Traceback" not in result.stderr + result.stdout
     files = json.loads(result.stdout)["files"]
     assert sorted(Path(f["path"]).name for f in files) == sorted(m.name for m in corpus_mutants)
-    failed = [(Path(f["path"]).name, d["message"]) for f in files for d in f["diagnostics"]
-              if d["code"] in ("INTERNAL", "TIMEOUT")]  # fmt: skip
+    failed = [
+        (Path(f["path"]).name, d["message"])
+        for f in files
+        for d in f["diagnostics"]
+        if d["code"] in ("INTERNAL", "TIMEOUT")
+    ]
     assert not failed, f"{len(failed)} of {len(files)} mutants broke legalog: {failed[:5]}"
     assert result.returncode == _exit_meaning(files)
     for f in files:
@@ -76,7 +95,9 @@ def test_check_over_mutants(corpus_mutants: list[Mutant], tmp_path: Path) -> Non
         assert (f["status"] == "error") == ("PARSE" in codes), f
         if f["status"] == "error":
             assert all(d["line"] >= 1 and d["column"] >= 1 for d in f["diagnostics"])
-    assert sorted(p.name for p in folder.iterdir()) == sorted(m.name for m in corpus_mutants)  # nothing left behind
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        m.name for m in corpus_mutants
+    )  # nothing left behind
 
 
 def _function_and_var(data: bytes) -> tuple[str, str]:
@@ -106,8 +127,11 @@ def _pypto_parse():  # type: ignore[no-untyped-def]
 
 
 def test_every_command_over_mutants(
-    corpus_mutants: list[Mutant], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:  # fmt: skip
+    corpus_mutants: list[Mutant],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("LEGALOG_NO_CACHE", "1")
     pypto_parse = _pypto_parse()
     sample = corpus_mutants[:: max(1, len(corpus_mutants) // COMMAND_SAMPLE)][:COMMAND_SAMPLE]

@@ -56,7 +56,9 @@ def test_the_base_program_is_rewritten() -> None:
     assert analyze(ROW_SHIFT).status == "rewritten"
 
 
-@pytest.mark.parametrize("call, got", [("self.shift(src, dst, i, dst)", 4), ("self.shift(src, dst, i, i, i)", 5)])
+@pytest.mark.parametrize(
+    "call, got", [("self.shift(src, dst, i, dst)", 4), ("self.shift(src, dst, i, i, i)", 5)]
+)
 def test_a_graph_call_with_too_many_arguments_is_rejected(call: str, got: int) -> None:
     text = ROW_SHIFT.replace(CALL, call)
     line, col = only(analyze(text), "IR401")
@@ -91,24 +93,39 @@ def test_an_unknown_callee_is_rejected(call: str) -> None:
 
 
 def test_duplicate_parameters_and_functions_are_rejected() -> None:
-    text = ROW_SHIFT.replace("def shift(self, src: pl.Tensor[[1024, 128], pl.FP32], dst:",
-                             "def shift(self, src: pl.Tensor[[1024, 128], pl.FP32], src:")
+    text = ROW_SHIFT.replace(
+        "def shift(self, src: pl.Tensor[[1024, 128], pl.FP32], dst:",
+        "def shift(self, src: pl.Tensor[[1024, 128], pl.FP32], src:",
+    )
     assert only(analyze(text), "IR403")[0] == line_of(text, "def shift(")
-    twice = ROW_SHIFT.replace("    @pl.function(type=pl.FunctionType.Orchestration)",
-                              ROW_SHIFT.split("    @pl.function(type=pl.FunctionType.Graph)")[1].split("    @pl.function")[0]
-                              .join(["    @pl.function(type=pl.FunctionType.Graph)", ""])
-                              + "    @pl.function(type=pl.FunctionType.Orchestration)")
+    twice = ROW_SHIFT.replace(
+        "    @pl.function(type=pl.FunctionType.Orchestration)",
+        ROW_SHIFT.split("    @pl.function(type=pl.FunctionType.Graph)")[1]
+        .split("    @pl.function")[0]
+        .join(["    @pl.function(type=pl.FunctionType.Graph)", ""])
+        + "    @pl.function(type=pl.FunctionType.Orchestration)",
+    )
     assert "IR403" in {d.code for d in analyze(twice).diagnostics}
 
 
-@pytest.mark.parametrize("value", ["9223372036854775808", "(4611686018427387904 * 4)", "(10 ** 5000)",
-                                   "(2 ** 2 ** 2 ** 2 ** 2)", "(-9223372036854775807 - 2)"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "9223372036854775808",
+        "(4611686018427387904 * 4)",
+        "(10 ** 5000)",
+        "(2 ** 2 ** 2 ** 2 ** 2)",
+        "(-9223372036854775807 - 2)",
+    ],
+)
 def test_an_integer_constant_outside_int64_is_rejected_without_a_crash(value: str) -> None:
     text = ROW_SHIFT.replace("idx * 128", f"idx * {value}")
     assert only(analyze(text), "IR404")[0] == line_of(text, "idx *")
 
 
-@pytest.mark.parametrize("value", ["9223372036854775807", "-9223372036854775808", "(2 ** 62 + (2 ** 62 - 1))"])
+@pytest.mark.parametrize(
+    "value", ["9223372036854775807", "-9223372036854775808", "(2 ** 62 + (2 ** 62 - 1))"]
+)
 def test_an_integer_constant_at_the_int64_bounds_is_accepted(value: str) -> None:
     assert analyze(ROW_SHIFT.replace("idx * 128", f"idx * {value}")).status == "rewritten"
 
@@ -122,7 +139,9 @@ def test_a_literal_python_cannot_read_is_a_parse_error() -> None:
 def test_a_folded_core_num_of_thousands_of_digits_never_raises() -> None:
     # in range operand by operand, far out of range when folded: str() of it would raise ValueError
     huge = " * ".join(["4611686018427387904"] * 240)  # 4,479 digits
-    text = (FUZZ / "assertionerror_spmd_guard_py_185.py").read_text().replace("core_num=k", f"core_num=({huge})")
+    text = (
+        (FUZZ / "assertionerror_spmd_guard_py_185.py").read_text().replace("core_num=k", f"core_num=({huge})")
+    )
     assert only(analyze(text), "IR404")
 
 
@@ -143,7 +162,8 @@ def test_recursion_is_found_before_the_rules() -> None:
         "    def helper(self, src: pl.Tensor[[1024, 128], pl.FP32], dst: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
         "        d: pl.Tensor[[128, 128], pl.FP32] = self.main(src, dst)\n"
         "        return dst\n"
-        "    @pl.function(type=pl.FunctionType.Orchestration)\n    def main")
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n    def main",
+    )
     analysis = analyze(mutual)
     assert analysis.status == "rejected" and [d.code for d in analysis.diagnostics] == ["IR405", "IR405"]
     assert "`helper` -> `main` -> `helper`" in analysis.diagnostics[0].message
@@ -153,9 +173,14 @@ def test_a_long_call_chain_is_not_recursion() -> None:
     # 400 functions calling the next: Tarjan's walk is iterative, and a chain has no cycle
     header, _, _ = ROW_SHIFT.partition("    @pl.function(type=pl.FunctionType.InCore)")
     sig = "(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]"
-    chain = [f"    @pl.function(type=pl.FunctionType.Orchestration)\n    def f{i}{sig}:\n"
-             f"        y: pl.Tensor[[16], pl.FP32] = self.f{i + 1}(x)\n        return x\n" for i in range(400)]
-    chain.append(f"    @pl.function(type=pl.FunctionType.Orchestration)\n    def f400{sig}:\n        return x\n")
+    chain = [
+        f"    @pl.function(type=pl.FunctionType.Orchestration)\n    def f{i}{sig}:\n"
+        f"        y: pl.Tensor[[16], pl.FP32] = self.f{i + 1}(x)\n        return x\n"
+        for i in range(400)
+    ]
+    chain.append(
+        f"    @pl.function(type=pl.FunctionType.Orchestration)\n    def f400{sig}:\n        return x\n"
+    )
     assert not {d.code for d in analyze(header + "".join(chain)).diagnostics} & {"IR405", "GB114"}
 
 
@@ -170,7 +195,10 @@ def test_columns_are_characters_not_utf8_bytes() -> None:
     line = text.splitlines()[line_of(text, "nope") - 1]
     assert only(analyze(text), "IR402") == (line_of(text, "nope"), line.index("self.nope") + 1)
     program = parse(text)
-    assert program.function("main").params[0].span.col == text.splitlines()[line_of(text, "def main") - 1].index("src") + 1
+    assert (
+        program.function("main").params[0].span.col
+        == text.splitlines()[line_of(text, "def main") - 1].index("src") + 1
+    )
 
 
 # ------------------------------------------------------------------------------ reproducers
@@ -198,16 +226,28 @@ def test_reproducer_rebound_launch_tuple_guards_only_the_spmd_launch() -> None:
     main = reread.function("main")
     assert main is not None and type(main.body[0]).__name__ == "If"
     # the second launch, which rebinds the tuple name, is left as it was
-    assert "_submit_tmp: pl.Tuple[pl.Tensor[[256, 64], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.spread, x, o)" in printed
+    assert (
+        "_submit_tmp: pl.Tuple[pl.Tensor[[256, 64], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.spread, x, o)"
+        in printed
+    )
     assert analyze(printed).status in ("legal", "rewritten")
 
 
 def test_reproducer_rebound_launch_tuple_reads_the_new_value() -> None:
     # a read of the rebound name after the second launch is that launch's, not the guarded one's
-    text = (FUZZ / "assertionerror_spmd_guard_py_185.py").read_text().replace(
-        "        return o\n    @pl.function(type=pl.FunctionType.Orchestration)", "        return o\n    @pl.function(type=pl.FunctionType.Orchestration)", 1)
-    text = text.replace("pl.submit(self.spread, x, o)\n        return o",
-                        "pl.submit(self.spread, x, o)\n        r: pl.Tensor[[256, 64], pl.FP32] = _submit_tmp[0]\n        return r")
+    text = (
+        (FUZZ / "assertionerror_spmd_guard_py_185.py")
+        .read_text()
+        .replace(
+            "        return o\n    @pl.function(type=pl.FunctionType.Orchestration)",
+            "        return o\n    @pl.function(type=pl.FunctionType.Orchestration)",
+            1,
+        )
+    )
+    text = text.replace(
+        "pl.submit(self.spread, x, o)\n        return o",
+        "pl.submit(self.spread, x, o)\n        r: pl.Tensor[[256, 64], pl.FP32] = _submit_tmp[0]\n        return r",
+    )
     printed = analyze(text).legalized_text()
     assert printed is not None and "r: pl.Tensor[[256, 64], pl.FP32] = _submit_tmp[0]" in printed
 

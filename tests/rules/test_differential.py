@@ -30,9 +30,12 @@ CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
 # the cases whose input reaches the rules: one refused before them (IR401-IR410, SP304) never
 # does, and a recursive call graph would not let pyDatalog finish
 _REFUSED_BEFORE_RULES = ("# expect: IR4", "# expect: SP304")
-GOLDEN = sorted(p for p in CASES.glob("*.py")
-                if not p.name.endswith(".expected.py")
-                and not any(mark in p.read_text(encoding="utf-8") for mark in _REFUSED_BEFORE_RULES))
+GOLDEN = sorted(
+    p
+    for p in CASES.glob("*.py")
+    if not p.name.endswith(".expected.py")
+    and not any(mark in p.read_text(encoding="utf-8") for mark in _REFUSED_BEFORE_RULES)
+)
 _RUNTIME = re.compile(r"^\s*#\s*expect-runtime:\s*(\w+)\s*$", re.MULTILINE)
 
 
@@ -42,7 +45,11 @@ def _differences(got: Mapping[str, frozenset], want: Mapping[str, frozenset]) ->
     for name in sorted(set(got) | set(want)):
         a, b = got.get(name), want.get(name)
         if a != b:
-            out[name] = "missing" if a is None or b is None else (sorted(a - b, key=repr)[:5], sorted(b - a, key=repr)[:5])
+            out[name] = (
+                "missing"
+                if a is None or b is None
+                else (sorted(a - b, key=repr)[:5], sorted(b - a, key=repr)[:5])
+            )
     return out
 
 
@@ -79,7 +86,9 @@ def test_drawn_graph_bodies(body: list[str]) -> None:
     check_program(parse(program_text(body)), "drawn.py")
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(programs())
 def test_drawn_ir_programs(program: Program) -> None:
     check_program(program, "drawn_ir.py")

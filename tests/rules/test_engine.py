@@ -79,8 +79,10 @@ def test_aggregates_read_back_as_relations() -> None:
 launch_count(F, N) <= (launch_sum[F] == N) & (N > 2)
 """
     rules = RuleProgram.from_texts({"agg.pyd": text})
-    d = evaluate(rules, {"launch": [("s1", "f"), ("s2", "f"), ("s3", "g")],
-                         "weight": [("s1", 2), ("s2", 2), ("s3", 1)]})
+    d = evaluate(
+        rules,
+        {"launch": [("s1", "f"), ("s2", "f"), ("s3", "g")], "weight": [("s1", 2), ("s2", 2), ("s3", 1)]},
+    )
     assert d["launch_sum"] == {("f", 4), ("g", 1)}  # equal weights counted per launch id
     assert d["n_launch"] == {("f", 2), ("g", 1)}
     assert d["heaviest"] == {("f", 2), ("g", 1)}
@@ -115,10 +117,14 @@ def test_int_and_str_columns_are_distinct_and_bools_rejected() -> None:
 
 def test_stratification_error_on_negative_cycle() -> None:
     text = "# t\np(X) <= n(X) & ~q(X)\nq(X) <= n(X) & ~p(X)\n"
-    with pytest.raises(StratificationError, match=r"recursion through negation: \w/1 depends negatively on \w/1"):
+    with pytest.raises(
+        StratificationError, match=r"recursion through negation: \w/1 depends negatively on \w/1"
+    ):
         RuleProgram.from_texts({"cycle.pyd": text})
     with pytest.raises(StratificationError):
-        check_stratification(["p/1", "q/1"], [Dependency("p/1", "q/1", True), Dependency("q/1", "p/1", False)])
+        check_stratification(
+            ["p/1", "q/1"], [Dependency("p/1", "q/1", True), Dependency("q/1", "p/1", False)]
+        )
     assert check_stratification(["p/1", "q/1"], [Dependency("p/1", "q/1", True)]) == (("q/1",), ("p/1",))
 
 
@@ -191,7 +197,9 @@ def test_arity_clash_is_an_error() -> None:
 
 def test_programs_are_cached_by_content(tmp_path: Path) -> None:
     write(tmp_path, "closure", CLOSURE)
-    assert RuleProgram.load(["closure"], directory=tmp_path) is RuleProgram.load(["closure.pyd"], directory=tmp_path)
+    assert RuleProgram.load(["closure"], directory=tmp_path) is RuleProgram.load(
+        ["closure.pyd"], directory=tmp_path
+    )
     write(tmp_path, "closure", CLOSURE + "loop(X) <= reach(X, X)\n")
     assert "loop" in RuleProgram.load(["closure"], directory=tmp_path).derived
 

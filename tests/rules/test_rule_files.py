@@ -22,13 +22,17 @@ def test_rule_file_is_lint_clean_and_cites_its_spec(path: Path) -> None:
     assert "seeds/legalize_" in header, f"{path.name} must open with the spec paragraph it implements"
 
 
-@pytest.mark.parametrize("names", [PASS_RULES, EXPLAIN_RULES, VERIFIER_RULES], ids=["pass", "explain", "verifier"])
+@pytest.mark.parametrize(
+    "names", [PASS_RULES, EXPLAIN_RULES, VERIFIER_RULES], ids=["pass", "explain", "verifier"]
+)
 def test_rule_programs_are_stratified_and_read_only_declared_facts(names: tuple[str, ...]) -> None:
     program = RuleProgram.load(names)  # raises on recursion through negation or aggregation
     undeclared = {name for name in program.inputs if name not in RELATIONS}
     assert not undeclared, f"rules read relations no rule defines and the extractor never emits: {undeclared}"
     for name, arity in program.inputs.items():
-        assert RELATIONS[name].arity == arity, f"{name} is read with arity {arity}, declared {RELATIONS[name].arity}"
+        assert RELATIONS[name].arity == arity, (
+            f"{name} is read with arity {arity}, declared {RELATIONS[name].arity}"
+        )
 
 
 def test_every_rule_file_is_loaded_by_some_program() -> None:

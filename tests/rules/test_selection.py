@@ -27,7 +27,12 @@ from tests.conftest import corpus_files
 CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
 GOLDEN = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".expected.py"))
 GRAPH_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "graph"
-NOTHING_TO_DECIDE = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "06_predicate_test_legacy_after_AllocateMemoryAddr.py"
+NOTHING_TO_DECIDE = (
+    Path(__file__).resolve().parents[2].parent
+    / "shared"
+    / "corpus"
+    / "06_predicate_test_legacy_after_AllocateMemoryAddr.py"
+)
 LAUNCHES_ONLY = GRAPH_DIR / "a09_orch_spmd_counts.spmd_input.py"
 
 
@@ -46,7 +51,9 @@ def test_each_pass_alone_derives_what_the_whole_program_does(path: Path) -> None
         closure = rules.closure(outputs)
         assert outputs <= closure <= rules.derived
         for name in closure:
-            assert part[name] == whole[name], f"{path.name}: {name} differs when only {sorted(outputs)[:3]}... are asked for"
+            assert part[name] == whole[name], (
+                f"{path.name}: {name} differs when only {sorted(outputs)[:3]}... are asked for"
+            )
         for name in rules.derived - closure:
             assert name not in part  # not computed, so not answered: reading it is a KeyError
 
@@ -67,8 +74,13 @@ def test_the_passes_with_work_follow_the_facts() -> None:
     assert work(rules, _facts(NOTHING_TO_DECIDE), RULES_OF).passes == frozenset()
     assert work(rules, _facts(LAUNCHES_ONLY), RULES_OF).passes == {"spmd"}
     assert work(rules, _facts(GRAPH_DIR / "a01_row_shift.graph_input.py"), RULES_OF).passes == {"graph"}
-    assert work(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), RULES_OF).passes == {"graph", "spmd"}
-    assert work(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), ("spmd",)).passes == {"spmd"}
+    assert work(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), RULES_OF).passes == {
+        "graph",
+        "spmd",
+    }
+    assert work(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), ("spmd",)).passes == {
+        "spmd"
+    }
 
 
 def _recording(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[str] | None]:
@@ -97,7 +109,14 @@ def test_a_program_with_nothing_to_decide_evaluates_nothing(monkeypatch: pytest.
 def test_a_program_with_launches_only_evaluates_no_graph_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     asked = _recording(monkeypatch)
     analysis = analyze(LAUNCHES_ONLY.read_text(encoding="utf-8"), str(LAUNCHES_ONLY))
-    assert analysis.status == "rewritten" and [d.outcome for d in analysis.launches] == ["guarded", "proven", "proven"]
+    assert analysis.status == "rewritten" and [d.outcome for d in analysis.launches] == [
+        "guarded",
+        "proven",
+        "proven",
+    ]
     rules = pass_rules()
-    assert asked == [SPMD.outputs(rules), SPMD.outputs(RuleProgram.load(VERIFIER_RULES))]  # the pass, then the verifier
+    assert asked == [
+        SPMD.outputs(rules),
+        SPMD.outputs(RuleProgram.load(VERIFIER_RULES)),
+    ]  # the pass, then the verifier
     assert not rules.closure(SPMD.outputs(rules)) & {"hoisted_scalar", "varying_var", "node_count"}

@@ -32,8 +32,10 @@ def _cell(value: str | int) -> str:
 
 
 def snapshot(name: str, derived: Derived) -> str:
-    lines = [f"# relations the pass rules derive for {name} (host_build_graph); "
-             "LEGALOG_ACCEPT=1 python -m pytest tests/rules/test_snapshots.py rewrites this file"]  # fmt: skip
+    lines = [
+        f"# relations the pass rules derive for {name} (host_build_graph); "
+        "LEGALOG_ACCEPT=1 python -m pytest tests/rules/test_snapshots.py rewrites this file"
+    ]
     for relation in DERIVED:
         rows = derived.sorted(relation)
         lines.append(f"## {relation} ({len(rows)})")
@@ -55,11 +57,15 @@ def test_derived_relations_match_their_snapshot(dump: Path) -> None:
     path = _path(dump)
     if ACCEPT:
         path.write_text(got, encoding="utf-8")
-    assert path.exists(), f"no snapshot {path.name}: run LEGALOG_ACCEPT=1 python -m pytest tests/rules/test_snapshots.py"
+    assert path.exists(), (
+        f"no snapshot {path.name}: run LEGALOG_ACCEPT=1 python -m pytest tests/rules/test_snapshots.py"
+    )
     want = path.read_text(encoding="utf-8")
     if got != want:
         changed = sorted(set(got.splitlines()) ^ set(want.splitlines()))[:20]
-        pytest.fail(f"{dump.name}: derived rows changed (review, then LEGALOG_ACCEPT=1): " + "\n".join(changed))
+        pytest.fail(
+            f"{dump.name}: derived rows changed (review, then LEGALOG_ACCEPT=1): " + "\n".join(changed)
+        )
 
 
 def test_every_snapshot_belongs_to_a_corpus_dump() -> None:

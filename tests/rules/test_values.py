@@ -28,23 +28,31 @@ def test_a_launch_loop_of_2_to_the_32_plus_1_trips_is_gb108(engine: str) -> None
     analysis = analyze(text, "big_loop.py", engine=engine)
     assert analysis.status == "rejected"
     assert [(d.code, d.message) for d in analysis.diagnostics] == [
-        ("GB108", f"Graph function `layer` launches {2**32 + 1} tasks, over the runtime's per-graph limit of 1024")]
+        (
+            "GB108",
+            f"Graph function `layer` launches {2**32 + 1} tasks, over the runtime's per-graph limit of 1024",
+        )
+    ]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_product_of_in_range_trip_counts_beyond_32_bits_is_counted_exactly(engine: str) -> None:
     # each trip count fits 32 bits; their product (the launches of the inner loop) does not
     t = "pl.Tensor[[128, 128], pl.FP32]"
-    flat = (f"        for j__idx_v0, (c__iter_v2,) in pl.range(2000, init_values=(c__ssa_v0,)):\n"
-            f"            c__ssa_v4: {t} = self.kadd(a__ssa_v0, c__iter_v2, attrs={{\"arg_directions\": [pl.adir.input, pl.adir.inout]}})\n"
-            f"            c__rv_v3: {t} = pl.yield_(c__ssa_v4)\n"
-            f"        return c__rv_v3\n")
-    nested = (f"        for k__idx_v0, (c__iter_v9,) in pl.range(65537, init_values=(c__ssa_v0,)):\n"
-              f"            for j__idx_v0, (c__iter_v2,) in pl.range(65536, init_values=(c__iter_v9,)):\n"
-              f"                c__ssa_v4: {t} = self.kadd(a__ssa_v0, c__iter_v2, attrs={{\"arg_directions\": [pl.adir.input, pl.adir.inout]}})\n"
-              f"                c__rv_v3: {t} = pl.yield_(c__ssa_v4)\n"
-              f"            c__rv_v8: {t} = pl.yield_(c__rv_v3)\n"
-              f"        return c__rv_v8\n")
+    flat = (
+        f"        for j__idx_v0, (c__iter_v2,) in pl.range(2000, init_values=(c__ssa_v0,)):\n"
+        f'            c__ssa_v4: {t} = self.kadd(a__ssa_v0, c__iter_v2, attrs={{"arg_directions": [pl.adir.input, pl.adir.inout]}})\n'
+        f"            c__rv_v3: {t} = pl.yield_(c__ssa_v4)\n"
+        f"        return c__rv_v3\n"
+    )
+    nested = (
+        f"        for k__idx_v0, (c__iter_v9,) in pl.range(65537, init_values=(c__ssa_v0,)):\n"
+        f"            for j__idx_v0, (c__iter_v2,) in pl.range(65536, init_values=(c__iter_v9,)):\n"
+        f'                c__ssa_v4: {t} = self.kadd(a__ssa_v0, c__iter_v2, attrs={{"arg_directions": [pl.adir.input, pl.adir.inout]}})\n'
+        f"                c__rv_v3: {t} = pl.yield_(c__ssa_v4)\n"
+        f"            c__rv_v8: {t} = pl.yield_(c__rv_v3)\n"
+        f"        return c__rv_v8\n"
+    )
     assert flat in NODE_LIMIT
     text = NODE_LIMIT.replace(flat, nested)
     analysis = analyze(text, "nested.py", engine=engine)
@@ -114,8 +122,10 @@ def test_a_rule_constant_beyond_32_bits_is_refused_for_both_engines() -> None:
 
 def test_strings_clingo_cannot_take_are_answered_exactly() -> None:
     rules = RuleProgram.from_texts({"s.pyd": "# t\nsame(X) <= a(X) & b(X)\n"})
-    facts = {"a": [("nul\0inside",), ("lone \ud800",), ('quote " back \\ slash\nline',)],
-             "b": [("nul\0inside",), ("lone \ud800",), ('quote " back \\ slash\nline',)]}
+    facts = {
+        "a": [("nul\0inside",), ("lone \ud800",), ('quote " back \\ slash\nline',)],
+        "b": [("nul\0inside",), ("lone \ud800",), ('quote " back \\ slash\nline',)],
+    }
     with pytest.raises(clingo.Inexact):
         clingo.evaluate(rules, facts)
     assert evaluate(rules, facts)["same"] == frozenset(facts["a"])
@@ -125,7 +135,7 @@ def test_strings_clingo_cannot_take_are_answered_exactly() -> None:
 
 def test_a_loop_bound_past_32_bits_sends_only_the_rules_computing_with_it_to_the_reference(
     monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+) -> None:
     from legalog.extractor.lower import lower
     from legalog.ir.parser import parse
     from legalog.pipeline import pass_rules

@@ -25,7 +25,7 @@ def _hammer(root: str, seed: int) -> list[str]:
     """Write and read every key, over and over; returns what went wrong (nothing, we hope)."""
     wrong = []
     for r in range(ROUNDS):
-        for k in KEYS[seed % len(KEYS):] + KEYS[: seed % len(KEYS)]:
+        for k in KEYS[seed % len(KEYS) :] + KEYS[: seed % len(KEYS)]:
             if not cache.store(k, _payload(k), root):
                 wrong.append(f"store failed for {k}")
             # once any writer has stored a key, every reader sees the whole entry: never a

@@ -33,8 +33,14 @@ def scheduler() -> Iterator[str]:
     """Two single-thread workers in this process (processes=False: no worker start-up cost), on
     loopback TCP so that a `legalog check` subprocess can reach it too.  The dashboard gets a
     loopback port of its own: `dashboard_address=None` still serves one on :8787 here."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
-                      dashboard_address="127.0.0.1:0") as cluster:  # fmt: skip
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    ) as cluster:
         yield cluster.scheduler_address
 
 
@@ -100,8 +106,14 @@ def test_the_cli_on_dask_prints_what_the_local_cli_prints(scheduler: str, tmp_pa
     inputs = [str(tmp_path)]
 
     def check(*extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "legalog", "check", "--format", "json", *inputs, *extra],
-                              check=False, capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "legalog", "check", "--format", "json", *inputs, *extra],
+            check=False,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
 
     local = check("--jobs", "1")
     remote = check("--executor", "dask", "--scheduler", scheduler)
@@ -112,13 +124,23 @@ def test_the_cli_on_dask_prints_what_the_local_cli_prints(scheduler: str, tmp_pa
 
 
 def test_executor_usage_errors_are_clear(tmp_path: Path) -> None:
-    with pytest.raises(ExecutorError, match=re.escape("cannot reach the Dask scheduler at tcp://127.0.0.1:9")):
+    with pytest.raises(
+        ExecutorError, match=re.escape("cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    ):
         DaskExecutor("tcp://127.0.0.1:9", timeout=1)
     env = {k: v for k, v in os.environ.items() if k != "LEGALOG_DASK_SCHEDULER"} | {"PYTHONPATH": str(REPO)}
-    for extra, message in ((["--executor", "dask"], "needs --scheduler ADDRESS"),
-                           (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler needs --executor dask")):  # fmt: skip
-        result = subprocess.run([sys.executable, "-m", "legalog", "check", str(EXAMPLES / "row_shift.py"), *extra],
-                                check=False, capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    for extra, message in (
+        (["--executor", "dask"], "needs --scheduler ADDRESS"),
+        (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler needs --executor dask"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "legalog", "check", str(EXAMPLES / "row_shift.py"), *extra],
+            check=False,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 
@@ -136,9 +158,17 @@ def test_a_task_that_kills_its_worker_is_that_files_error(tmp_path: Path, no_cac
     jobs = [batch.Job(t) for t in plan([tmp_path])]
     # a real worker process under a nanny that restarts it; the scheduler gives up on a task that
     # killed one worker (the default retries it on up to 3 more, killing each)
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                         dashboard_address="127.0.0.1:0") as cluster, DaskExecutor(cluster.scheduler_address) as executor:  # fmt: skip
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+        ) as cluster,
+        DaskExecutor(cluster.scheduler_address) as executor,
+    ):
         results = dict(executor(dying_work, jobs))
     assert [results[i].status for i in range(3)] == ["rewritten", "error", "rewritten"]
     assert "KilledWorker" in results[1].diagnostics[0].message

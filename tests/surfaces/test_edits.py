@@ -12,8 +12,11 @@ from legalog.surfaces.edits import apply_edits
 from legalog.surfaces.entries import file_model
 
 REPO = Path(__file__).resolve().parents[2]
-INPUTS = sorted(p for p in [*(REPO / "tests" / "graph" / "cases").glob("*.py"), *(REPO / "examples").glob("*.py")]
-                if not p.name.endswith(".expected.py"))  # fmt: skip
+INPUTS = sorted(
+    p
+    for p in [*(REPO / "tests" / "graph" / "cases").glob("*.py"), *(REPO / "examples").glob("*.py")]
+    if not p.name.endswith(".expected.py")
+)
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.stem)
@@ -38,8 +41,16 @@ def test_overlapping_edits_are_refused() -> None:
     from legalog.surfaces.report import EditModel
 
     def edit(offset: int, length: int) -> EditModel:
-        return EditModel(function="f", start_line=1, start_column=offset + 1, end_line=1, end_column=offset + length + 1,
-                         char_offset=offset, char_length=length, replacement="X")  # fmt: skip
+        return EditModel(
+            function="f",
+            start_line=1,
+            start_column=offset + 1,
+            end_line=1,
+            end_column=offset + length + 1,
+            char_offset=offset,
+            char_length=length,
+            replacement="X",
+        )
 
     assert apply_edits("abcdef", [edit(3, 2), edit(0, 1)]) == "XbcXf"
     with pytest.raises(ValueError, match="overlapping"):

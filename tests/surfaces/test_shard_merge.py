@@ -57,13 +57,20 @@ def test_the_partition_is_by_relative_path_and_adding_a_file_moves_no_other(tmp_
         indices = sorted(i for part in parts for i, _ in part)
         assert indices == list(range(len(targets)))  # every entry in exactly one shard
         assert all(parts), "60 names over at most 7 shards: none is empty"
-        moved = [[i for i, _ in select(elsewhere, ["/abs/other/dumps"], Shard(k, count))] for k in range(1, count + 1)]
+        moved = [
+            [i for i, _ in select(elsewhere, ["/abs/other/dumps"], Shard(k, count))]
+            for k in range(1, count + 1)
+        ]
         assert moved == [[i for i, _ in part] for part in parts]  # where the checkout lives does not matter
-        before = {entry_key(t, ["some/checkout/dumps"]): shard_of(entry_key(t, ["some/checkout/dumps"]), count)
-                  for t in targets}  # fmt: skip
+        before = {
+            entry_key(t, ["some/checkout/dumps"]): shard_of(entry_key(t, ["some/checkout/dumps"]), count)
+            for t in targets
+        }
         grown = [*targets[:30], Target("some/checkout/dumps/new.py"), *targets[30:]]
-        after = {entry_key(t, ["some/checkout/dumps"]): shard_of(entry_key(t, ["some/checkout/dumps"]), count)
-                 for t in grown}  # fmt: skip
+        after = {
+            entry_key(t, ["some/checkout/dumps"]): shard_of(entry_key(t, ["some/checkout/dumps"]), count)
+            for t in grown
+        }
         assert {k: v for k, v in after.items() if k != "new.py"} == before
 
 
@@ -75,7 +82,9 @@ def test_both_positions_of_a_passes_dump_folder_share_a_shard(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 7])
-def test_shards_merged_equal_one_run(count: int, batch_dir: Path, capsys, monkeypatch, tmp_path: Path) -> None:
+def test_shards_merged_equal_one_run(
+    count: int, batch_dir: Path, capsys, monkeypatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(batch_dir)  # relative paths, as CI gives them
     whole = {fmt: check(capsys, "dumps", "--format", fmt) for fmt in FORMATS}
     assert whole["json"][0] == 2  # a rejected file and a broken one: exit as `check` would
@@ -125,10 +134,17 @@ def test_merge_refuses_what_is_not_one_batch(batch_dir: Path, capsys, monkeypatc
     old.write_text(json.dumps(data))
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    cases = {(one, other_runtime): "different options", (one, str(old)): "different legalog versions",
-             (one, fewer): "different batches", (one, three): "different shard counts",
-             (one,): "missing shard 2/2", (one, one, two): "given twice", (one, plain): "not a shard report",
-             (one, str(bad)): "not a legalog JSON report", (one, str(tmp_path / "nope.json")): "cannot read"}  # fmt: skip
+    cases = {
+        (one, other_runtime): "different options",
+        (one, str(old)): "different legalog versions",
+        (one, fewer): "different batches",
+        (one, three): "different shard counts",
+        (one,): "missing shard 2/2",
+        (one, one, two): "given twice",
+        (one, plain): "not a shard report",
+        (one, str(bad)): "not a legalog JSON report",
+        (one, str(tmp_path / "nope.json")): "cannot read",
+    }
     for reports, message in cases.items():
         code, out, err = merge(capsys, *reports)
         assert code == 2 and message in err and not out, (reports, err)

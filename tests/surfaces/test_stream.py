@@ -51,11 +51,17 @@ def test_every_format_is_byte_for_byte_the_whole_report(entries: list[FileModel]
     assert written(files, "text", verbose=True) == render_text(files, verbose=True) + "\n"
 
 
-def test_a_shard_report_with_its_run_block_is_byte_for_byte_the_whole_report(entries: list[FileModel]) -> None:
-    indexed = [(i, Target(f.used_dump or f.path, f.path if f.used_dump else None)) for i, f in enumerate(entries)]
+def test_a_shard_report_with_its_run_block_is_byte_for_byte_the_whole_report(
+    entries: list[FileModel],
+) -> None:
+    indexed = [
+        (i, Target(f.used_dump or f.path, f.path if f.used_dump else None)) for i, f in enumerate(entries)
+    ]
 
     def block(quoted):  # type: ignore[no-untyped-def]
-        return run_block(quoted, indexed, Shard(1, 2), batch_entries=len(entries), batch_digest="d", options={})
+        return run_block(
+            quoted, indexed, Shard(1, 2), batch_entries=len(entries), batch_digest="d", options={}
+        )
 
     whole = ReportModel(files=entries, run=block(quoted_lines(entries))).model_dump_json(indent=2) + "\n"
     assert written(entries, "json", run=block) == whole
@@ -69,8 +75,10 @@ def test_the_tally_counts_what_was_written(entries: list[FileModel]) -> None:
 
 
 def test_check_writes_each_entry_before_the_batch_ends_and_holds_none_it_wrote(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     for i in range(6):
         shutil.copy(EXAMPLES / "row_shift.py", tmp_path / f"d{i}.py")
     printed_before: list[str] = []  # stdout when the executor is asked for the next result

@@ -112,8 +112,10 @@ def _aggregate(rule: Rule, aggregate: Aggregate, aux: str) -> tuple[list[str], l
     function = {"len": "#count", "sum": "#sum", "min": "#min", "max": "#max"}[aggregate.kind]
     head = Atom(rule.head.relation, (*rule.head.args, Var(_RESULT[1:])))
     condition = f"{aux}({','.join(map(_name, columns))})"
-    lines = [f"{condition} :- {body}.",
-             f"{_atom(head)} :- {aux}({group}), {_RESULT} = {function}{{{','.join(map(_name, elements))} : {condition}}}."]
+    lines = [
+        f"{condition} :- {body}.",
+        f"{_atom(head)} :- {aux}({group}), {_RESULT} = {function}{{{','.join(map(_name, elements))} : {condition}}}.",
+    ]
     return lines, columns
 
 
@@ -153,7 +155,9 @@ def _translated(rules: RuleProgram, index: int) -> _Translated:
         return _Translated(_parsed(_rule(rule)), None)
     aux = f"_agg{index}_{rule.head.relation}"
     text, columns = _aggregate(rule, rule.aggregate, aux)
-    summed = (aux, len(columns), columns.index(rule.aggregate.value)) if rule.aggregate.kind == "sum" else None
+    summed = (
+        (aux, len(columns), columns.index(rule.aggregate.value)) if rule.aggregate.kind == "sum" else None
+    )
     return _Translated(_parsed("\n".join(text)), summed)
 
 
@@ -198,8 +202,13 @@ def _program(rules: RuleProgram, kept: tuple[int, ...], given: frozenset[str]) -
     for relation, column in numeric_columns(chosen):
         numeric.setdefault(relation, set()).add(column)
     read = {lit.atom.relation for rule in chosen for lit in rule.body if isinstance(lit, Literal)} | heads
-    return _Program(tuple(statements), shown, tuple(sums), frozenset(read),
-                    {name: frozenset(cols) for name, cols in numeric.items()})
+    return _Program(
+        tuple(statements),
+        shown,
+        tuple(sums),
+        frozenset(read),
+        {name: frozenset(cols) for name, cols in numeric.items()},
+    )
 
 
 # --------------------------------------------------------------------------- arithmetic
@@ -224,8 +233,12 @@ def _exact(fn: Callable[..., int | str]) -> Callable[..., clingo.Symbol]:
 
 
 _OPERATORS: Mapping[str, Callable[..., int | str]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
-    "%": operator.mod, "neg": operator.neg,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "neg": operator.neg,
 }
 _FUNCTIONS = {op: fn.__name__ for op, fn in _OPERATORS.items()}
 
@@ -286,11 +299,16 @@ class _FactLoader:
         args = _ffi.new("clingo_symbol_t[]", flat)
         symbol_p, atom_p, head, backend = self.symbol_p, self.atom_p, self.head, self.backend
         create_function, add_atom, add_rule = (
-            _lib.clingo_symbol_create_function, _lib.clingo_backend_add_atom, _lib.clingo_backend_rule)
+            _lib.clingo_symbol_create_function,
+            _lib.clingo_backend_add_atom,
+            _lib.clingo_backend_rule,
+        )
         c_name, null = name.encode(), _ffi.NULL
         # row k's arguments start at k * arity; a relation of arity 0 has one row, ()
         for start in range(0, len(ordered) * arity or 1, arity or 1):
-            ok = create_function(c_name, args + start, arity, True, symbol_p) and add_atom(backend, symbol_p, atom_p)
+            ok = create_function(c_name, args + start, arity, True, symbol_p) and add_atom(
+                backend, symbol_p, atom_p
+            )
             head[0] = atom_p[0]
             _check(ok and add_rule(backend, False, head, 1, null, 0))
 
@@ -299,7 +317,9 @@ class _FactLoader:
             symbol = self.symbols.get(value)
             return symbol if symbol is not None else self.value(name, value)
         if column in numeric:
-            raise Inexact(f"{name} column {column} holds {value}, beyond clingo's 32 bits, and the rules compute with it")
+            raise Inexact(
+                f"{name} column {column} holds {value}, beyond clingo's 32 bits, and the rules compute with it"
+            )
         return clingo.Function(_BIG, [clingo.String(str(value))])._rep
 
     def value(self, name: str, value: str | int) -> int:
@@ -362,7 +382,11 @@ class _Decoder:
     def rows(self, symbols: Iterable[int]) -> frozenset[Row]:
         args_p, size_p, int_p, str_p, values = self.args_p, self.size_p, self.int_p, self.str_p, self.values
         symbol_arguments, symbol_type = _lib.clingo_symbol_arguments, _lib.clingo_symbol_type
-        symbol_number, symbol_string, c_string = _lib.clingo_symbol_number, _lib.clingo_symbol_string, _ffi.string
+        symbol_number, symbol_string, c_string = (
+            _lib.clingo_symbol_number,
+            _lib.clingo_symbol_string,
+            _ffi.string,
+        )
         rows = []
         for symbol in symbols:
             symbol_arguments(symbol, args_p, size_p)
@@ -411,8 +435,13 @@ def _solve(program: _Program, facts: Mapping[str, set[Row]]) -> dict[str, list[i
     return symbols
 
 
-def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: frozenset[str] | None = None,
-             leave_out: frozenset[str] = frozenset(), firable: tuple[int, ...] | None = None) -> Derived:
+def evaluate(
+    rules: RuleProgram,
+    facts: Mapping[str, Iterable[tuple]],
+    outputs: frozenset[str] | None = None,
+    leave_out: frozenset[str] = frozenset(),
+    firable: tuple[int, ...] | None = None,
+) -> Derived:
     """Runs one program's facts through `rules` on clingo; raises `Inexact` where it cannot be exact.
     Only the rules `outputs` (default: every derived relation) are computed from, and of those
     only the ones that can fire over these facts, are grounded; every relation of that closure
@@ -427,6 +456,10 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]], outputs: 
     decoder = _Decoder()
     _check_sums(program, symbols, decoder)
     given = {name: frozenset(rows) for name, rows in checked.items() if name not in rules.derived}
-    empty = dict.fromkeys((rules.inputs.keys() - given.keys()) | (wanted - program.shown.keys()), frozenset[Row]())
-    return Derived({**given, **empty},
-                   {name: functools.partial(decoder.rows, symbols[name]) for name in wanted & program.shown.keys()})
+    empty = dict.fromkeys(
+        (rules.inputs.keys() - given.keys()) | (wanted - program.shown.keys()), frozenset[Row]()
+    )
+    return Derived(
+        {**given, **empty},
+        {name: functools.partial(decoder.rows, symbols[name]) for name in wanted & program.shown.keys()},
+    )

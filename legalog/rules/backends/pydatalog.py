@@ -100,9 +100,11 @@ def _check_storage_layout(pred: Any) -> None:
     .py file's ``FactDb``/``FactIndex`` layout is only used if the .so fails to import.
     """
     if not (isinstance(pred.db, dict) and isinstance(pred.index, list)):
-        raise TypeError(f"unsupported pyDatalog fact storage {type(pred.db).__name__}/"
-                        f"{type(pred.index).__name__}: legalog expects the compiled 0.22.4 engine "
-                        "(dict db, list-of-dict index)")
+        raise TypeError(
+            f"unsupported pyDatalog fact storage {type(pred.db).__name__}/"
+            f"{type(pred.index).__name__}: legalog expects the compiled 0.22.4 engine "
+            "(dict db, list-of-dict index)"
+        )
 
 
 @contextmanager
@@ -173,10 +175,13 @@ class _Database:
             _check_storage_layout(pyEngine.Pred("_legalog_layout_probe", 1))
         self._db = db
         self._registry = dict(self.logic.Pred_registry)
-        self._saved = [_Saved(p, list(p.clauses.values()),
-                              [c for c in p.db.values() if not c.body],
-                              p.recursive, p.prearity)
-                       for p in db.values() if p.prim is None]
+        self._saved = [
+            _Saved(
+                p, list(p.clauses.values()), [c for c in p.db.values() if not c.body], p.recursive, p.prearity
+            )
+            for p in db.values()
+            if p.prim is None
+        ]
         self.order = self._materialisation_order()
         """SCCs of pyDatalog predicates with rules (aggregate helpers included), dependencies first."""
         self.pred_ids = {rel.name: rel.pred_id for pid in db if (rel := _relation_of(pid)) is not None}
@@ -184,10 +189,13 @@ class _Database:
 
     def _materialisation_order(self) -> tuple[tuple[str, ...], ...]:
         heads = {s.pred.id for s in self._saved if s.clauses or s.facts}
-        deps = [Dependency(s.pred.id, target[0], target[1])
-                for s in self._saved for clause in s.clauses
-                for literal in clause.body
-                if (target := _body_target(literal)) is not None]
+        deps = [
+            Dependency(s.pred.id, target[0], target[1])
+            for s in self._saved
+            for clause in s.clauses
+            for literal in clause.body
+            if (target := _body_target(literal)) is not None
+        ]
         return check_stratification(heads, deps)
 
     def reset(self) -> None:
