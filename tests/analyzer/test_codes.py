@@ -24,11 +24,14 @@ BOUND = [info for info in CODES.values() if info.relation is not None]
 
 # codes no dump in tests/graph/cases can show, and where each is held instead
 NO_FIXTURE = {
-    "PARSE": "the golden cases are programs every engine and the oracle read: tests/robust/test_inputs.py",
+    "PARSE": "the golden cases are programs every engine and the oracle read: tests/robust/test_inputs.py "
+    "and its rule-doc dump (tests/surfaces/test_rule_examples.py)",
     "INTERNAL": "a bug in legalog: tests/robust/test_failures.py injects one",
     "TIMEOUT": "a file past its time limit: tests/robust/test_failures.py",
-    "GB122": "the verifier's, on a rewrite that left a rename: tests/analyzer/test_graph.py",
-    "IR410": "reported at the header, line 1, which no `# expect:` can sit above: tests/robust/test_any_input.py",
+    "GB122": "the verifier's, on a rewrite that left a rename: tests/analyzer/test_graph.py and its rule-doc "
+    "dump, checked through `verify`",
+    "IR410": "reported at the header, line 1, which no `# expect:` can sit above: tests/robust/test_any_input.py "
+    "and its rule-doc dump",
 }
 
 
