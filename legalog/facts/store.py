@@ -8,10 +8,27 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NoReturn
 
 from legalog.facts.schema import RELATIONS, Relation
 
 Row = tuple[str | int, ...]
+
+
+# Each relation's column types, as the exact classes its values must have.
+_COLUMN_TYPES: Mapping[str, tuple[type, ...]] = {
+    name: tuple(int if c.type == "int" else str for c in decl.columns) for name, decl in RELATIONS.items()
+}
+
+
+def _refuse(relation: str, row: tuple[object, ...]) -> NoReturn:
+    decl = RELATIONS[relation]
+    if len(row) != decl.arity:
+        raise ValueError(f"{decl.signature()}: got {len(row)} columns")
+    col, value = next(
+        (c, v) for c, want, v in zip(decl.columns, _COLUMN_TYPES[relation], row) if type(v) is not want
+    )
+    raise TypeError(f"{decl.signature()}: column {col.name} got {value!r}")
 
 
 class FactStore:
@@ -22,17 +39,9 @@ class FactStore:
         self._rows: dict[str, list[Row]] = {name: [] for name in RELATIONS}
 
     def add(self, relation: str, *row: str | int) -> None:
-        decl = RELATIONS[relation]
-        if len(row) != decl.arity:
-            raise ValueError(f"{decl.signature()}: got {len(row)} columns")
-        for col, value in zip(decl.columns, row):
-            want_int = col.type == "int"
-            if (
-                isinstance(value, bool)
-                or isinstance(value, int) != want_int
-                or not isinstance(value, (int, str))
-            ):
-                raise TypeError(f"{decl.signature()}: column {col.name} got {value!r}")
+        # `type(v) is int` refuses a bool (and an int or str subclass), as the reference engine must
+        if tuple(map(type, row)) != _COLUMN_TYPES[relation]:
+            _refuse(relation, row)
         self._rows[relation].append(row)
 
     def extend(self, other: FactStore) -> None:

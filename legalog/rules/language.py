@@ -873,32 +873,7 @@ class RuleProgram:
         constants, or a derived one none of whose rules can fire) derives nothing, so leaving it
         out changes no relation.  Most small programs have no Graph, or no launch, so most of
         the rules have nothing to do."""
-        present = _constant_columns(self, facts)
-        waiting: dict[str, list[int]] = {}
-        missing: dict[int, int] = {}
-        ready: list[int] = []
-        for i, need in enumerate(_rule_needs(self)):
-            if not all(
-                present[(name, -1)] and all(value in present[(name, column)] for column, value in constants)
-                for name, constants in need.inputs
-            ):
-                continue
-            missing[i] = len(need.derived)
-            for name in need.derived:
-                waiting.setdefault(name, []).append(i)
-            if not need.derived:
-                ready.append(i)
-        # a derived relation the facts also give rows of is non-empty whatever its rules do
-        possible = {name for name in self.derived if facts.get(name)}
-        for name in possible:
-            ready += _release(name, waiting, missing)
-        kept: set[int] = set()
-        while ready:
-            kept.add(i := ready.pop())
-            if (head := self.rules[i].head.relation) not in possible:
-                possible.add(head)
-                ready += _release(head, waiting, missing)
-        return tuple(sorted(kept))
+        return _firable(self, _present(self, facts))
 
     @classmethod
     def load(cls, names: Sequence[str], directory: str | Path | None = None) -> RuleProgram:
@@ -918,31 +893,65 @@ class RuleProgram:
         return f"RuleProgram({[name for name, _ in self.sources]!r})"
 
 
-def _constant_columns(
-    rules: RuleProgram, facts: Mapping[str, Collection[Row]]
-) -> dict[tuple[str, int], frozenset[object]]:
-    """(input relation, column) -> the values its rows hold there, for every column a rule
-    body names a constant in; (relation, -1) -> whether it has rows at all."""
-    columns = _constant_positions(rules)
-    present: dict[tuple[str, int], frozenset[object]] = {}
-    for name in rules.inputs:
-        rows = facts.get(name, ())
-        present[(name, -1)] = frozenset({True} if rows else ())
-        for column in columns.get(name, ()):
-            present[(name, column)] = frozenset(row[column] for row in rows)
-    return present
+_Present = frozenset[tuple[str, int, object]]
+
+
+def _present(rules: RuleProgram, facts: Mapping[str, Collection[Row]]) -> _Present:
+    """What of `facts` decides which rules can fire: (input, -1, True) for an input relation with
+    rows, (input, column, value) for each constant a rule body names there that a row holds,
+    (derived, -1, True) for a derived relation the facts give rows of.  Small, and the same for
+    a pass and its verifier, so the rule walk behind it is done once (`_firable`)."""
+    present: set[tuple[str, int, object]] = set()
+    for name, columns in _constant_values(rules).items():
+        if rows := facts.get(name):
+            present.add((name, -1, True))
+            for column, values in columns:
+                present.update((name, column, v) for v in values.intersection(row[column] for row in rows))
+    present.update((name, -1, True) for name in rules.derived if facts.get(name))
+    return frozenset(present)
 
 
 @functools.cache
-def _constant_positions(rules: RuleProgram) -> dict[str, frozenset[int]]:
-    columns: dict[str, set[int]] = {}
+def _constant_values(rules: RuleProgram) -> Mapping[str, tuple[tuple[int, frozenset[object]], ...]]:
+    """Input relation -> (column, the constants rule bodies name there) for every input."""
+    named: dict[str, dict[int, set[object]]] = {name: {} for name in rules.inputs}
     for rule in rules.rules:
         for lit in rule.body:
             if isinstance(lit, Literal) and not lit.negated and lit.atom.relation in rules.inputs:
-                columns.setdefault(lit.atom.relation, set()).update(
-                    i for i, arg in enumerate(lit.atom.args) if isinstance(arg, Const)
-                )
-    return {name: frozenset(cols) for name, cols in columns.items()}
+                for i, arg in enumerate(lit.atom.args):
+                    if isinstance(arg, Const):
+                        named[lit.atom.relation].setdefault(i, set()).add(arg.value)
+    return {name: tuple((c, frozenset(v)) for c, v in cols.items()) for name, cols in named.items()}
+
+
+@functools.lru_cache(maxsize=256)
+def _firable(rules: RuleProgram, present: _Present) -> tuple[int, ...]:
+    waiting: dict[str, list[int]] = {}
+    missing: dict[int, int] = {}
+    ready: list[int] = []
+    for i, need in enumerate(_rule_needs(rules)):
+        if not all(
+            (name, -1, True) in present
+            and all((name, column, value) in present for column, value in constants)
+            for name, constants in need.inputs
+        ):
+            continue
+        missing[i] = len(need.derived)
+        for name in need.derived:
+            waiting.setdefault(name, []).append(i)
+        if not need.derived:
+            ready.append(i)
+    # a derived relation the facts also give rows of is non-empty whatever its rules do
+    possible = {name for name in rules.derived if (name, -1, True) in present}
+    for name in possible:
+        ready += _release(name, waiting, missing)
+    kept: set[int] = set()
+    while ready:
+        kept.add(i := ready.pop())
+        if (head := rules.rules[i].head.relation) not in possible:
+            possible.add(head)
+            ready += _release(head, waiting, missing)
+    return tuple(sorted(kept))
 
 
 @dataclass(frozen=True)
