@@ -98,12 +98,21 @@ def unversion_function(fn: Function, versioned: VersionedFunction, prefix: str) 
     clashing = _clashing(new_params, fn, spelled)
     if clashing:
         attempts.append({k: v for k, v in spelled.items() if k not in clashing})
-    meaning = _canonical(fn)  # what every attempt must version back to, computed once
+    meaning: Function | None = None  # what an attempt must version back to, up to names
     for printed in attempts:
         candidate = _rename_function(replace(fn, body=shaped), _spelling(printed))
         # Versioning reads a repeated parameter name as a rebinding, so `def step(off, off)`
         # would "mean" the SSA function; PyPTO's parser refuses it.  Parameters stay distinct.
-        if _distinct_params(candidate) and _same_meaning(candidate, meaning, prefix):
+        if not _distinct_params(candidate):
+            continue
+        again = version_function(candidate, prefix)
+        if again.declined:
+            continue
+        # versioned back to `fn` itself (half the corpus' rewritten functions): no renaming to compare
+        if again.function == fn:
+            return candidate
+        meaning = meaning or _canonical(fn)
+        if _canonical(again.function) == meaning:
             return candidate
     return None
 
@@ -520,12 +529,6 @@ def _clashing(new_params: list[str], fn: Function, printed: dict[str, str]) -> s
     for n in names:
         shown.setdefault(printed.get(n, n), []).append(n)
     return {p for p in new_params if len(shown.get(printed.get(p, p), ())) > 1}
-
-
-def _same_meaning(candidate: Function, meaning: Function, prefix: str) -> bool:
-    """Whether `candidate`, versioned again, is the SSA function whose `_canonical` form is `meaning`."""
-    again = version_function(candidate, prefix)
-    return not again.declined and _canonical(again.function) == meaning
 
 
 def _canonical(fn: Function) -> Function:
