@@ -19,17 +19,15 @@ Any error here stops the analysis before the rules run (`pipeline.analyze`).
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Iterator
-from dataclasses import fields, is_dataclass
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
 from legalog.ir.fold import INT_DTYPES, fold, in_int64
 from legalog.ir.model import Assign, BinOp, Call, Const, Expr, Program, Span, UnaryOp
 from legalog.ir.patterns import call_target, core_num, is_yield
-from legalog.ir.transform import walk_stmts
+from legalog.ir.transform import node_fields, walk_stmts
 
 _OUTPUT_DIRECTIONS = ("Out", "InOut")
 
@@ -66,17 +64,9 @@ def _nodes(node: object) -> Iterator[object]:
         item = stack.pop()
         if isinstance(item, tuple):
             stack.extend(reversed(item))
-        elif (names := _child_fields(type(item))) is not None:  # type: ignore[arg-type]
+        elif (names := node_fields(type(item))) is not None:
             yield item
             stack.extend(reversed([getattr(item, n) for n in names]))
-
-
-@functools.cache
-def _child_fields(kind: type[object]) -> tuple[str, ...] | None:
-    """The fields of an IR node class that can hold nodes (None: not a node); once per class."""
-    if not is_dataclass(kind):
-        return None
-    return tuple(f.name for f in fields(kind) if f.name not in ("span", "comments"))
 
 
 def _call_sites(program: Program, body: list[object]) -> Iterator[tuple[Call, str, str]]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from legalog.ir.model import (
     Assign,
@@ -32,6 +33,8 @@ from legalog.ir.model import (
     Jump,
     Keyword,
     Name,
+    Opaque,
+    Param,
     Program,
     Return,
     Span,
@@ -42,7 +45,16 @@ from legalog.ir.model import (
     With,
 )
 from legalog.ir.patterns import yielded
-from legalog.ir.transform import bindings, bound_names, expr_names, map_bodies, substitute, walk_stmts
+from legalog.ir.transform import (
+    bindings,
+    bound_names,
+    expr_names,
+    map_bodies,
+    node_fields,
+    rename,
+    substitute,
+    walk_stmts,
+)
 
 # Scopes ConvertToSSA keeps fully transparent (RuntimeScopeStmt); every other `with` is an
 # outlined region whose nested loops never carry a name out for a use after the region.
@@ -98,7 +110,6 @@ def unversion_function(fn: Function, versioned: VersionedFunction, prefix: str) 
     clashing = _clashing(new_params, fn, spelled)
     if clashing:
         attempts.append({k: v for k, v in spelled.items() if k not in clashing})
-    meaning: Function | None = None  # what an attempt must version back to, up to names
     for printed in attempts:
         candidate = _rename_function(replace(fn, body=shaped), _spelling(printed))
         # Versioning reads a repeated parameter name as a rebinding, so `def step(off, off)`
@@ -111,8 +122,7 @@ def unversion_function(fn: Function, versioned: VersionedFunction, prefix: str) 
         # versioned back to `fn` itself (half the corpus' rewritten functions): no renaming to compare
         if again.function == fn:
             return candidate
-        meaning = meaning or _canonical(fn)
-        if _canonical(again.function) == meaning:
+        if _alpha_equivalent(again.function, fn):
             return candidate
     return None
 
@@ -531,12 +541,64 @@ def _clashing(new_params: list[str], fn: Function, printed: dict[str, str]) -> s
     return {p for p in new_params if len(shown.get(printed.get(p, p), ())) > 1}
 
 
-def _canonical(fn: Function) -> Function:
-    """`fn` with every bound name replaced by its binding order: equal iff alpha-equivalent."""
-    order: dict[str, str] = {}
+def _alpha_equivalent(a: Function, b: Function) -> bool:
+    """Whether `a` and `b` are one function up to the names they bind (each bound name standing
+    for its place in binding order, parameters first), compared in one walk of both trees
+    rather than by building each renamed."""
+    order_a, order_b = _binding_order(a), _binding_order(b)
+
+    def same(x: str | None, y: str | None) -> bool:
+        return (order_a.get(x, x) if x is not None else None) == (
+            order_b.get(y, y) if y is not None else None
+        )
+
+    stack: list[tuple[Any, Any]] = [(a, b)]  # pairs of one type (checked first)
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, tuple):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif isinstance(x, Name):
+            if not same(x.id, y.id):
+                return False
+        elif isinstance(x, Opaque):
+            ours = rename(x, {n: f"#{order_a[n]}" for n in x.names if n in order_a})
+            theirs = rename(y, {n: f"#{order_b[n]}" for n in y.names if n in order_b})
+            if (ours.text, ours.names) != (theirs.text, theirs.names):
+                return False
+        elif (names := node_fields(type(x))) is not None:
+            binding = _BINDING_FIELDS.get(type(x), ())
+            for name in names:
+                u, v = getattr(x, name), getattr(y, name)
+                if name not in binding:
+                    stack.append((u, v))
+                elif isinstance(u, tuple):
+                    if len(u) != len(v) or not all(map(same, u, v)):
+                        return False
+                elif not same(u, v):
+                    return False
+        elif x != y:
+            return False
+    return True
+
+
+# the fields of a node that name what it binds (compared through the binding order)
+_BINDING_FIELDS: dict[type, tuple[str, ...]] = {
+    Assign: ("targets",),
+    For: ("index", "iter_args"),
+    With: ("as_name",),
+    Param: ("name",),
+}
+
+
+def _binding_order(fn: Function) -> dict[str, int]:
+    order: dict[str, int] = {}
     for name in [p.name for p in fn.params] + bindings(fn.body):
-        order.setdefault(name, f"_b{len(order)}")
-    return _rename_function(fn, lambda n: order.get(n, n))
+        order.setdefault(name, len(order))
+    return order
 
 
 def _rename_function(fn: Function, name: Callable[[str], str]) -> Function:

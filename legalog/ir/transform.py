@@ -119,6 +119,17 @@ def _substitute_opaque(node: Opaque, lookup: Substitution) -> Opaque:
     return Opaque(text, names, span=node.span)
 
 
+_NODE_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def node_fields(kind: type) -> tuple[str, ...] | None:
+    """The fields of an IR node class that equality compares (all but its span), once per
+    class; None for a class that is no IR node."""
+    if kind not in _NODE_FIELDS:
+        _NODE_FIELDS[kind] = tuple(f.name for f in fields(kind) if f.compare) if is_dataclass(kind) else None
+    return _NODE_FIELDS[kind]
+
+
 def rename(node: Node, names: dict[str, str]) -> Node:
     return substitute(node, lambda n: Name(names[n]) if n in names else None)
 

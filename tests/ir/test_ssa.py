@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from legalog.ir.model import For, While
+from legalog.ir.model import For, Function, While
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_function
-from legalog.ir.ssa import needs_versioning, unversion_function, version_function
+from legalog.ir.ssa import _alpha_equivalent, needs_versioning, unversion_function, version_function
 from legalog.ir.transform import walk_stmts
 from tests import pypto_oracle
 from tests.conftest import CORPUS, SHARED
@@ -155,3 +155,38 @@ def test_a_name_rebound_in_a_loop_over_no_dsl_call_is_declined() -> None:
     path = HERE / "rebound_in_a_non_dsl_loop.py"
     result = analyze(path.read_text(), str(path))
     assert [(d.code, d.line) for d in result.errors] == [("FE401", 8)]
+
+
+def _one_function(body: str, params: str = "x: pl.Scalar[pl.INDEX]") -> Function:
+    text = (
+        "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+        f"    def f(self, {params}) -> pl.Scalar[pl.INDEX]:\n" + body
+    )
+    return parse(text).functions[0]
+
+
+@pytest.mark.parametrize(
+    ("other", "params", "same"),
+    [
+        # the same function with every bound name (parameter included) spelled differently
+        ("        b: pl.Scalar[pl.INDEX] = y + 1\n        return b\n", "y: pl.Scalar[pl.INDEX]", True),
+        # a bound name read where the other reads a different bound name
+        ("        a: pl.Scalar[pl.INDEX] = x + 1\n        return x\n", None, False),
+        # one more binding
+        (
+            "        a: pl.Scalar[pl.INDEX] = x + 1\n        c: pl.Scalar[pl.INDEX] = a\n        return a\n",
+            None,
+            False,
+        ),
+        # a free name where the other reads a bound one of that spelling elsewhere
+        ("        a: pl.Scalar[pl.INDEX] = x + 1\n        return a + 0\n", None, False),
+    ],
+)
+def test_alpha_equivalence_is_equality_up_to_the_names_bound(
+    other: str, params: str | None, same: bool
+) -> None:
+    base = _one_function("        a: pl.Scalar[pl.INDEX] = x + 1\n        return a\n")
+    other_fn = _one_function(other, params or "x: pl.Scalar[pl.INDEX]")
+    assert _alpha_equivalent(base, other_fn) is same
+    assert _alpha_equivalent(other_fn, base) is same
