@@ -306,6 +306,7 @@ class _FunctionLowering:
         add = self.facts.add
         iterable = stmt.iterable
         kind = loop_kind(iterable, self.pl) or ""
+        whole = False  # the whole header lowered as one expression
         for pos, name in enumerate(stmt.iter_args):
             self.bound.add(name)
             add("target", sid, pos, self.v(name))
@@ -332,6 +333,9 @@ class _FunctionLowering:
                     add("loop_trip", sid, trip)
             elif isinstance(iterable, Call):
                 add("stmt_expr", sid, self.expr(iterable, sid))
+                whole = True
+        if not whole:
+            self._header_uses(iterable, sid)
         self.block(stmt.body, sid, f"{sid}/body")
         # The value a body yields flows back into the iteration arguments on the next trip.
         last = stmt.body[-1] if stmt.body else None
@@ -346,6 +350,16 @@ class _FunctionLowering:
                     back = self.expr(yielded, sid)
                     add("carried", self.v(name), back)
                     add("carried_back", self.v(name), back)
+
+    def _header_uses(self, iterable: Expr, sid: str) -> None:
+        """What a loop header reads beyond its bounds and initial values (`attrs=...`, the `xs` of
+        `for x in xs`): uses of those names too."""
+        if not isinstance(iterable, Call):
+            self.facts.add("stmt_expr", sid, self.expr(iterable, sid))
+            return
+        for kw in iterable.kwargs:
+            if kw.name != "init_values" and expr_names(kw.value):
+                self.facts.add("stmt_expr", sid, self.expr(kw.value, sid))
 
     # ------------------------------------------------------------------------- expressions
 

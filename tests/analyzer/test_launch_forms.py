@@ -215,3 +215,25 @@ def test_a_scope_in_a_loop_preserves_the_iteration_argument_it_writes() -> None:
     (slot,) = decision.slots
     assert slot.preserved is not None and plain_name(slot.preserved) == "acc"
     assert result.status == "rewritten"
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        # a later annotation reads m: the empty path would leave it unbound
+        "v: pl.Tensor[[m], pl.FP32] = pl.tensor.slice(y, [64], [0])\nreturn y",
+        # so does a loop header beyond its bounds
+        'for i, (acc,) in pl.range(4, init_values=(y,), attrs={"k": m}):\n    o = pl.yield_(acc)\nreturn o',
+    ],
+    ids=["annotation", "loop_header"],
+)
+def test_a_scalar_the_scope_computes_and_a_later_statement_reads_is_sp302(after: str) -> None:
+    body = (
+        "with pl.spmd(n):\n"
+        f"    a: {TILE} = pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Vec)\n"
+        f"    y: {T} = pl.tile.store(a, [0], y)\n"
+        "    m: pl.Scalar[pl.INDEX] = 3\n" + after
+    )
+    result = analyze(dump("n: pl.Scalar[pl.INT32]", body), passes=("spmd",))
+    assert [d.code for d in result.errors] == ["SP302"]
+    assert "'m'" in result.errors[0].message

@@ -66,3 +66,10 @@ def test_a_scope_names_its_task_id() -> None:
     got = facts(f"with pl.spmd(4) as tid:\n    y: {T} = pl.tensor.add(x, x)\nreturn y")
     ((scope, kind),) = got["scope"]
     assert kind == "spmd" and got["scope_as"] == {(scope, "main/tid")}
+
+
+def test_a_loop_header_reads_what_it_names_beyond_its_bounds() -> None:
+    got = facts('for i in pl.range(4, attrs={"k": n}):\n    b = pl.tensor.add(x, x)\nreturn x')
+    stmt = {s: k for s, _f, k in got["stmt"]}
+    reads = {(stmt[s], v) for e, v in got["ref"] for e2, s in got["in_stmt"] if e2 == e}
+    assert ("for", "main/n") in reads
