@@ -22,8 +22,10 @@ need no proof (`spmd_literal_count`, `spmd_index_count`): no goal is built for t
 
 Launches inside Graph functions are LegalizeGraphBoundary's (GB121) and are skipped here.
 
-The output contract and result liveness are rules (legalog/rules/spmd.pyd); this module reads
-them.  The argument -> parameter mapping is computed here in Python (see `map_arguments`).
+The output contract, result liveness, the types the decisions read (`spmd_annotation`,
+`spmd_type_flow`) and a scope's results (`spmd_scope_output`, `spmd_in_place`) are rules
+(legalog/rules/spmd.pyd); this module reads them, and walks no body.  The argument -> parameter
+mapping is computed here in Python (see `map_arguments`).
 
 `preflight(program)` repeats the arithmetic check as codegen does: every launch that is not
 proven positive is an error.
@@ -48,16 +50,13 @@ from legalog.analyzer.positivity import (
     prove,
     proven_by,
 )
-from legalog.extractor.lower import Lowering, lower, stmt_order, var_id, var_name
+from legalog.extractor.lower import Lowering, expr_order, lower, stmt_order, var_id, var_name
 from legalog.ir.model import (
     Assign,
     Call,
     Const,
     Expr,
-    ExprStmt,
-    For,
     Function,
-    If,
     Name,
     Program,
     Return,
@@ -66,17 +65,15 @@ from legalog.ir.model import (
     TensorType,
     TupleType,
     Type,
-    While,
     With,
 )
 from legalog.ir.patterns import (
     call_target,
     core_num,
-    is_yield,
     spmd_scope_count,
 )
 from legalog.ir.printer import print_expr
-from legalog.ir.transform import bound_names, expr_names, walk_stmts
+from legalog.ir.transform import expr_names
 from legalog.rules.engine import Derived, RuleProgram, evaluate
 
 __all__ = [
@@ -331,45 +328,41 @@ def _no_context(program: Program) -> _Context:
 
 
 class _VarTypes(dict[str, Type]):
-    """Name -> type in one function (`_var_types`), and its scalars' dtypes: the prover's value
-    domains, found once a function rather than once a launch."""
+    """Name -> type in one function (`_function_types`), and its scalars' dtypes: the prover's
+    value domains, found once a function rather than once a launch."""
 
     @cached_property
     def dtypes(self) -> dict[str, str]:
         return {name: t.dtype for name, t in self.items() if isinstance(t, ScalarType)}
 
 
-def _var_types(fn: Function, prefix: str) -> _VarTypes:
-    """Name -> type for the function's parameters and annotated bindings; loop-carried and phi
-    names take the type of the value that initialises them (printed IR leaves them bare)."""
-    types = _VarTypes((p.name, p.type) for p in fn.params)
-    flows: list[tuple[str, Expr]] = []
-
-    def block(body: tuple[Stmt, ...]) -> None:
-        for s in body:
-            match s:
-                case Assign(targets=targets, type=t, value=value):
-                    if t is not None and len(targets) == 1:
-                        types[targets[0]] = t
-                    if isinstance(value, Call) and is_yield(value, prefix):
-                        flows.extend(zip(targets, value.args))
-                case For(iter_args=iter_args, iterable=iterable, body=inner):
-                    if isinstance(iterable, Call) and (init := iterable.kwarg("init_values")) is not None:
-                        elts = init.elts if hasattr(init, "elts") else ()
-                        flows.extend(zip(iter_args, elts))
-                    block(inner)
-                case If(body=then, orelse=orelse):
-                    block(then)
-                    block(orelse)
-                case While(body=inner) | With(body=inner):
-                    block(inner)
-
-    block(fn.body)
+def _function_types(program: Program, lowering: Lowering, derived: Derived) -> dict[str, _VarTypes]:
+    """Name -> type in each function with a launch or scope to decide (spmd.pyd, `spmd_function`):
+    its parameters' types, overridden by the latest annotation of a name (`spmd_annotation`); a
+    bare loop-carried or phi name takes the type of a value flowing into it (`spmd_type_flow`):
+    the flows are followed in source order, round after round, until no name gains a type."""
+    types = {
+        fn.name: _VarTypes((p.name, p.type) for p in fn.params)
+        for (f,) in derived["spmd_function"]
+        if (fn := program.function(str(f))) is not None
+    }
+    latest: dict[str, str] = {}  # variable -> the statement of its last annotation
+    for v, s in derived["spmd_annotation"]:
+        if (seen := latest.get(str(v))) is None or stmt_order(str(s)) > stmt_order(seen):
+            latest[str(v)] = str(s)
+    for v, s in latest.items():
+        binding = lowering.stmts[s]
+        assert isinstance(binding, Assign) and binding.type is not None  # the rules name annotations
+        f, name = v.split("/", 1)
+        types[f][name] = binding.type
+    flows = sorted(derived["spmd_type_flow"], key=lambda r: expr_order(str(r[2])))
     for _ in range(len(flows) + 1):
         changed = False
-        for name, value in flows:
-            if name not in types and isinstance(value, Name) and value.id in types:
-                types[name] = types[value.id]
+        for v, w, _e in flows:
+            f, name = str(v).split("/", 1)
+            table = types[f]
+            if name not in table and (source := var_name(str(w))) in table:
+                table[name] = table[source]
                 changed = True
         if not changed:
             break
@@ -402,7 +395,7 @@ def _return_count(callee: Function) -> int:
 def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> SpmdOutcome:
     """One decision per SPMD launch of an Orchestration/Opaque function, in source order."""
     contexts = _contexts(program, lowering, derived)
-    types_by_fn: dict[str, _VarTypes] = {}
+    types_by_fn = _function_types(program, lowering, derived)
     slot_escapes: dict[str, set[int]] = {}
     for e, p in derived["slot_escapes"]:
         slot_escapes.setdefault(str(e), set()).add(int(p))
@@ -436,8 +429,6 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         call, stmt = lowering.exprs[e], lowering.stmts[s]
         if fn is None or callee is None or not isinstance(call, Call):
             continue
-        if f not in types_by_fn:
-            types_by_fn[f] = _var_types(fn, program.prefix)
         decision, found = _decide_one(
             program,
             fn,
@@ -459,10 +450,9 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
         )
         decisions.append(decision)
         diags.extend(found)
-    for fn, scope, e in _scope_sites(program, lowering, derived):
-        if fn.name not in types_by_fn:
-            types_by_fn[fn.name] = _var_types(fn, program.prefix)
-        decision, found = _decide_scope(program, fn, scope, contexts[e], types_by_fn[fn.name])
+    scopes = _scope_results(lowering, derived)
+    for fn, scope, s, e in _scope_sites(program, lowering, derived):
+        decision, found = _decide_scope(program, fn, scope, contexts[e], types_by_fn[fn.name], scopes[s])
         decisions.append(decision)
         diags.extend(found)
     decisions.sort(key=lambda d: (order.get(d.function, 0), d.line, d.column))
@@ -474,71 +464,65 @@ def decide_launches(program: Program, lowering: Lowering, derived: Derived) -> S
 # ------------------------------------------------------------------------- `with pl.spmd(n):`
 
 
-def _scope_sites(program: Program, lowering: Lowering, derived: Derived) -> list[tuple[Function, With, str]]:
+def _scope_sites(
+    program: Program, lowering: Lowering, derived: Derived
+) -> list[tuple[Function, With, str, str]]:
     """The `with pl.spmd(n)` scopes the pass decides (spmd.pyd, `spmd_scope_site`), each with its
-    function and the id of its context call (its point), in source order."""
-    sites: list[tuple[Function, With, str]] = []
+    function, its statement id and the id of its context call (its point), in source order."""
+    sites: list[tuple[Function, With, str, str]] = []
     for s, e, f in derived.sorted("spmd_scope_site"):
         fn, scope = program.function(str(f)), lowering.stmts[str(s)]
         if fn is not None and isinstance(scope, With):
-            sites.append((fn, scope, str(e)))
+            sites.append((fn, scope, str(s), str(e)))
     return sorted(sites, key=lambda site: (site[1].span.line, site[1].span.col))
 
 
-def _scope_outputs(fn: Function, scope: With) -> list[str]:
-    """What the scope binds that the function reads outside it, in binding order (SSA: once each)."""
-    inside = bound_names(scope.body) | ({scope.as_name} if scope.as_name else set())
-    ordered = [n for n in _binding_order(scope) if n in inside]
-    own = {id(scope)} | {id(t) for t in walk_stmts(scope.body)}
-    outside: set[str] = set()
-    for s in walk_stmts(fn.body):
-        if id(s) not in own:
-            outside |= _stmt_reads(s)
-    return [n for n in ordered if n in outside]
+@dataclass(frozen=True)
+class _ScopeResults:
+    """What one scope binds that its function reads outside it, in binding order (spmd.pyd,
+    `spmd_scope_output`), and for each of those names the arguments of its call bindings inside
+    the scope that are bound outside it (`spmd_in_place`), in source order."""
+
+    outputs: tuple[str, ...] = ()
+    arguments: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def in_place_source(self, name: str, types: Mapping[str, Type]) -> str | None:
+        """The caller's tensor output `name` writes in place: an argument of its call binding that
+        is the same dump variable (`y__ssa_v1 = pl.tile.store(c, [0, 0], y__ssa_v0)`)."""
+        for arg in self.arguments.get(name, ()):
+            if plain_name(arg) == plain_name(name) and _is_tensor(types.get(arg)):
+                return arg
+        return None
 
 
-def _binding_order(scope: With) -> list[str]:
-    names: dict[str, None] = dict.fromkeys([scope.as_name] if scope.as_name else [])
-    for s in walk_stmts(scope.body):
-        names.update(dict.fromkeys(getattr(s, "targets", ())))
-    return list(names)
-
-
-def _stmt_reads(s: Stmt) -> set[str]:
-    """The names one statement reads itself (not its nested bodies)."""
-    match s:
-        case Assign(value=value) | ExprStmt(value=value):
-            return expr_names(value)
-        case For(iterable=iterable):
-            return expr_names(iterable)
-        case While(cond=cond) | If(cond=cond):
-            return expr_names(cond)
-        case With(context=context):
-            return expr_names(context)
-        case Return(values=values):
-            return set().union(*(expr_names(v) for v in values))
-    return set()
-
-
-def _in_place_source(scope: With, name: str, types: Mapping[str, Type]) -> str | None:
-    """The caller's tensor a tensor output writes in place: an argument of its binding that is
-    the same dump variable (`y__ssa_v1 = pl.tile.store(c, [0, 0], y__ssa_v0)`) bound outside."""
-    inside = bound_names(scope.body)
-    for s in walk_stmts(scope.body):
-        if isinstance(s, Assign) and s.targets == (name,) and isinstance(s.value, Call):
-            for arg in s.value.args:
-                if (
-                    isinstance(arg, Name)
-                    and arg.id not in inside
-                    and plain_name(arg.id) == plain_name(name)
-                    and _is_tensor(types.get(arg.id))
-                ):
-                    return arg.id
-    return None
+def _scope_results(lowering: Lowering, derived: Derived) -> dict[str, _ScopeResults]:
+    """Scope statement id -> its results, from spmd.pyd's rows (unordered: put in binding order
+    here; a name bound twice counts where it is first bound)."""
+    first: dict[str, dict[str, tuple[int, int]]] = {}
+    for sc, s, p, v in derived["spmd_scope_output"]:
+        at, names, name = (stmt_order(str(s)), int(p)), first.setdefault(str(sc), {}), var_name(str(v))
+        if name not in names or at < names[name]:
+            names[name] = at
+    arguments: dict[str, dict[str, list[tuple[int, int, str]]]] = {}
+    for sc, v, s, i, w in derived["spmd_in_place"]:
+        binding = lowering.stmts[str(s)]
+        if isinstance(binding, Assign) and isinstance(binding.value, Call):  # not `y1 = y0 + 1`
+            arguments.setdefault(str(sc), {}).setdefault(var_name(str(v)), []).append(
+                (stmt_order(str(s)), int(i), var_name(str(w)))
+            )
+    results: dict[str, _ScopeResults] = {}
+    for sc, _e, _f in derived["spmd_scope_site"]:
+        names = first.get(str(sc), {})
+        found = arguments.get(str(sc), {})
+        results[str(sc)] = _ScopeResults(
+            tuple(sorted(names, key=names.__getitem__)),
+            {name: tuple(w for _, _, w in sorted(args)) for name, args in found.items()},
+        )
+    return results
 
 
 def _decide_scope(
-    program: Program, fn: Function, scope: With, ctx: _Context, types: _VarTypes
+    program: Program, fn: Function, scope: With, ctx: _Context, types: _VarTypes, results: _ScopeResults
 ) -> tuple[LaunchDecision, list[Diagnostic]]:
     """A `with pl.spmd(n)` scope is the SPMD launch OutlineClusterScopes makes of it: decided as
     a launch is.  Its results are what it binds and the function reads after it; a tensor result
@@ -566,14 +550,14 @@ def _decide_scope(
             "a zero-block SPMD launch raises an AICPU exception."
         )
         return LaunchDecision(**base, outcome="rejected", reason=verdict.reason), [diag("SP303", message)]  # type: ignore[arg-type]
-    outputs = _scope_outputs(fn, scope)
+    outputs = results.outputs
     slots: list[ResultSlot] = []
     unmapped: list[str] = []
     for i, name in enumerate(outputs):
         if name == scope.as_name:
             slots.append(ResultSlot(i, True, True, None, ScalarType("TASK_ID")))
             continue
-        source = _in_place_source(scope, name, types)
+        source = results.in_place_source(name, types)
         if source is None:
             unmapped.append(name)
         slots.append(ResultSlot(i, False, True, source, types.get(name)))
@@ -843,13 +827,11 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     derived = evaluate_spmd(lowering, engine)
     found: list[Diagnostic] = []
     contexts = _contexts(program, lowering, derived)
-    types: dict[str, _VarTypes] = {}
+    types = _function_types(program, lowering, derived)
     for e, f, c, _s in derived.sorted("spmd_site"):
         fn, call = program.function(str(f)), lowering.exprs[str(e)]
         if fn is None or not isinstance(call, Call) or (count := core_num(call)) is None:
             continue
-        if fn.name not in types:
-            types[fn.name] = _var_types(fn, program.prefix)
         ctx = contexts.get(str(e)) or _no_context(program)
         verdict: Verdict = ctx.verdict(count, types[fn.name].dtypes, program.prefix)
         if verdict.proven:
@@ -882,10 +864,9 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
                 False,
             )
         )
-    for fn, scope, e in _scope_sites(program, lowering, derived):
-        if fn.name not in types:
-            types[fn.name] = _var_types(fn, program.prefix)
-        decision, _ = _decide_scope(program, fn, scope, contexts[e], types[fn.name])
+    scopes = _scope_results(lowering, derived)
+    for fn, scope, s, e in _scope_sites(program, lowering, derived):
+        decision, _ = _decide_scope(program, fn, scope, contexts[e], types[fn.name], scopes[s])
         if decision.outcome != "proven":
             found.append(
                 Diagnostic(

@@ -77,6 +77,11 @@ def stmt_order(sid: str) -> int:
     return int(sid.rsplit("/s", 1)[1])
 
 
+def expr_order(eid: str) -> int:
+    """An expression id's place in its function (`F/eN`): numbered in source order too."""
+    return int(eid.rsplit("/e", 1)[1])
+
+
 @dataclass
 class Lowering:
     """The facts of one program, and the way back from every id to the node it names."""
@@ -247,6 +252,7 @@ class _FunctionLowering:
                 add("stmt_expr", sid, self.expr(context, sid))
                 if as_name is not None:
                     self.bound.add(as_name)
+                    add("scope_as", sid, self.v(as_name))
                     add("var_class", self.v(as_name), "scalar")
                     add("var_dtype", self.v(as_name), "TASK_ID")
                 self.block(body, sid, f"{sid}/body")
@@ -267,6 +273,13 @@ class _FunctionLowering:
                 add("type_use", sid, self.v(name))
         for name in stmt.targets:
             self.bound.add(name)
+        if stmt.type is None:
+            add("unannotated", sid)
+        if yields or len(stmt.targets) != 1:
+            # no `assign` row says what these bind: a yield binds its targets to the values it
+            # hands on (`carried`), a tuple target the elements of its value
+            for pos, name in enumerate(stmt.targets):
+                add("target", sid, pos, self.v(name))
         if yields:
             assert isinstance(value, Call)
             for name, arg in zip(stmt.targets, value.args):
@@ -280,9 +293,7 @@ class _FunctionLowering:
             add("assign", sid, vid, root)
             if stmt.targets[0].startswith("gm_pipe_buffer_"):
                 add("gm_pipe_var", vid)
-            if stmt.type is None:
-                add("unannotated", sid)
-            else:
+            if stmt.type is not None:
                 self._declare(vid, stmt.type)
                 # Only a view's extent is ever judged (GB120): other annotations stay unlowered.
                 if isinstance(stmt.type, TensorType) and stmt.type.kind == "Tensor" and self._is_view(value):
@@ -295,11 +306,14 @@ class _FunctionLowering:
         add = self.facts.add
         iterable = stmt.iterable
         kind = loop_kind(iterable, self.pl) or ""
-        for name in stmt.iter_args:
+        whole = False  # the whole header lowered as one expression
+        for pos, name in enumerate(stmt.iter_args):
             self.bound.add(name)
+            add("target", sid, pos, self.v(name))
         if isinstance(iterable, Call):
             init = iterable.kwarg("init_values")
-            inits = init.elts if isinstance(init, TupleExpr) else ()
+            # printed as a tuple (IR_FORMAT.md); a list spells the same initial values
+            inits = init.elts if isinstance(init, (TupleExpr, ListExpr)) else ()
             for name, init_expr in zip(stmt.iter_args, inits):
                 add("carried", self.v(name), self.expr(init_expr, sid))
         if kind == "while_" or stmt.index is None:
@@ -319,6 +333,9 @@ class _FunctionLowering:
                     add("loop_trip", sid, trip)
             elif isinstance(iterable, Call):
                 add("stmt_expr", sid, self.expr(iterable, sid))
+                whole = True
+        if not whole:
+            self._header_uses(iterable, sid)
         self.block(stmt.body, sid, f"{sid}/body")
         # The value a body yields flows back into the iteration arguments on the next trip.
         last = stmt.body[-1] if stmt.body else None
@@ -330,7 +347,19 @@ class _FunctionLowering:
         ):
             for name, yielded in zip(stmt.iter_args, last.value.args):
                 if isinstance(yielded, Name):
-                    add("carried", self.v(name), self.expr(yielded, sid))
+                    back = self.expr(yielded, sid)
+                    add("carried", self.v(name), back)
+                    add("carried_back", self.v(name), back)
+
+    def _header_uses(self, iterable: Expr, sid: str) -> None:
+        """What a loop header reads beyond its bounds and initial values (`attrs=...`, the `xs` of
+        `for x in xs`): uses of those names too."""
+        if not isinstance(iterable, Call):
+            self.facts.add("stmt_expr", sid, self.expr(iterable, sid))
+            return
+        for kw in iterable.kwargs:
+            if kw.name != "init_values" and expr_names(kw.value):
+                self.facts.add("stmt_expr", sid, self.expr(kw.value, sid))
 
     # ------------------------------------------------------------------------- expressions
 

@@ -98,8 +98,15 @@ INPUT_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "unannotated",
         "S",
-        "the binding of statement S (one target) carries no type annotation",
+        "the binding of statement S carries no type annotation",
         f"{SP} (scalar bindings)",
+    ),
+    _rel(
+        "target",
+        "S Pos:int V",
+        "statement S binds V as its Pos-th name: a yield's or tuple binding's targets, a for loop's "
+        "iteration arguments (a one-name binding is `assign`)",
+        f"{SP} (scope results)",
     ),
     _rel(
         "stmt_expr",
@@ -129,10 +136,18 @@ INPUT_RELATIONS: tuple[Relation, ...] = (
         f"{SP} (branch conditions)",
     ),
     _rel("scope", "S Kind:str", "S is a with-scope (manual, auto, at, spmd, ...)", f"{GB} Step D"),
+    _rel("scope_as", "S V", "with-scope S binds its TaskId to V (`with ... as V`)", f"{SP} (scope results)"),
     _rel(
         "carried",
         "V E",
         "loop-carried or phi variable V takes the value of expression E (init, yield)",
+        f"{GB} Step B",
+    ),
+    _rel(
+        "carried_back",
+        "V E",
+        "a `carried` row that is a loop's back-edge: iteration argument V takes the value E its body "
+        "yields, on the next trip",
         f"{GB} Step B",
     ),
     # ---- expressions

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from legalog.analyzer.graph import plain_name
 from legalog.pipeline import analyze
 
 T = "pl.Tensor[[64], pl.FP32]"
@@ -142,3 +143,97 @@ def test_preflight_reports_an_unguarded_spmd_scope() -> None:
 
     found = preflight(parse(scope_dump("n: pl.Scalar[pl.INT32]", "n")))
     assert [(d.code, d.severity) for d in found] == [("SP310", "error")]
+
+
+# ------------------------------------------------------- types of loop-carried and phi names
+#
+# Printed IR leaves iteration arguments and yield targets bare: their types come from
+# `init_values` or from the yield (IR_FORMAT.md), read off spmd.pyd's `spmd_type_flow`.
+
+
+@pytest.mark.parametrize(("dtype", "outcome"), [("INDEX", "proven"), ("INT32", "guarded")])
+def test_an_iteration_argument_takes_its_initial_values_dtype(dtype: str, outcome: str) -> None:
+    body = (
+        "for i, (c,) in pl.range(4, init_values=(n,)):\n"
+        + "    "
+        + CALL.splitlines()[0].replace("COUNT", "c + 1")
+        + "\n    c2 = pl.yield_(c)\nreturn y"
+    )
+    (decision,) = analyze(dump(f"n: pl.Scalar[pl.{dtype}]", body), passes=("spmd",)).launches
+    assert decision.outcome == outcome
+
+
+def test_a_loops_back_edge_gives_its_iteration_argument_no_type() -> None:
+    # c starts from a bare binding (no type); only the yield back into c is INDEX, which is the
+    # next trip's value, not the declaration: c + 1 may be 0.
+    body = (
+        "c0 = n - 1\n"
+        "for i, (c,) in pl.range(4, init_values=(c0,)):\n"
+        + "    "
+        + CALL.splitlines()[0].replace("COUNT", "c + 1")
+        + "\n    c1: pl.Scalar[pl.INDEX] = c + 1\n    c2 = pl.yield_(c1)\nreturn y"
+    )
+    (decision,) = analyze(dump("n: pl.Scalar[pl.INT32]", body), passes=("spmd",)).launches
+    assert decision.outcome == "guarded"
+
+
+def test_a_phi_of_tiles_is_no_preallocated_output() -> None:
+    # v is bound by the branches' yields of tiles, so the launch's Out argument is not a tensor
+    load = "pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Vec)"
+    body = (
+        f"a: {TILE} = {load}\n"
+        "if n > 2:\n    v = pl.yield_(a)\nelse:\n    v = pl.yield_(a)\n"
+        + CALL.replace("COUNT", "n").replace("self.k(x, y,", "self.k(x, v,")
+    )
+    result = analyze(dump("n: pl.Scalar[pl.INT32]", body), passes=("spmd",))
+    assert [d.code for d in result.errors] == ["SP301"]
+
+
+# ------------------------------------------------------------------ what a scope hands on
+
+
+def test_a_scope_hands_on_its_task_id_then_its_bindings_read_after_it() -> None:
+    after = f"with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]):\n    b: {TILE} = pl.tile.load(y, [0], [64], [64], target_memory=pl.Mem.Vec)\nreturn y"
+    (decision,) = analyze(scope_dump("n: pl.Scalar[pl.INT32]", "n", after), passes=("spmd",)).launches
+    # `a` is read only inside the scope: not a result
+    assert [plain_name(n) for n in decision.outputs] == ["tid", "y"]
+    assert [(s.task_id, s.preserved is not None) for s in decision.slots] == [(True, False), (False, True)]
+
+
+def test_a_scope_in_a_loop_preserves_the_iteration_argument_it_writes() -> None:
+    body = (
+        "for i, (acc,) in pl.range(4, init_values=(y,)):\n"
+        "    with pl.spmd(n):\n"
+        f"        a: {TILE} = pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Vec)\n"
+        "        acc = pl.tile.store(a, [0], acc)\n"
+        "    out = pl.yield_(acc)\n"
+        "return out"
+    )
+    result = analyze(dump("n: pl.Scalar[pl.INT32]", body), passes=("spmd",))
+    (decision,) = result.launches
+    assert (decision.form, decision.outcome) == ("scope", "guarded")
+    (slot,) = decision.slots
+    assert slot.preserved is not None and plain_name(slot.preserved) == "acc"
+    assert result.status == "rewritten"
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        # a later annotation reads m: the empty path would leave it unbound
+        "v: pl.Tensor[[m], pl.FP32] = pl.tensor.slice(y, [64], [0])\nreturn y",
+        # so does a loop header beyond its bounds
+        'for i, (acc,) in pl.range(4, init_values=(y,), attrs={"k": m}):\n    o = pl.yield_(acc)\nreturn o',
+    ],
+    ids=["annotation", "loop_header"],
+)
+def test_a_scalar_the_scope_computes_and_a_later_statement_reads_is_sp302(after: str) -> None:
+    body = (
+        "with pl.spmd(n):\n"
+        f"    a: {TILE} = pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Vec)\n"
+        f"    y: {T} = pl.tile.store(a, [0], y)\n"
+        "    m: pl.Scalar[pl.INDEX] = 3\n" + after
+    )
+    result = analyze(dump("n: pl.Scalar[pl.INT32]", body), passes=("spmd",))
+    assert [d.code for d in result.errors] == ["SP302"]
+    assert "'m'" in result.errors[0].message

@@ -1,7 +1,8 @@
 """Differential: clingo and pyDatalog derive identical relations from the same rule files.
 
-Inputs: every corpus dump, every golden case, and hypothesis-drawn programs (Graph bodies in
-the shape of the real dumps, and arbitrary IR programs).  Programs: the pass rules, the explain
+Inputs: every corpus dump, every golden case, hypothesis-drawn programs (Graph bodies in the
+shape of the real dumps, arbitrary IR programs, and SPMD launches in each form), and frontend
+dumps with `with pl.spmd(n)` scopes, loop-carried and phi names (none of the corpus has one).  Programs: the pass rules, the explain
 rules (the pass rules and the why-not ones; explain.pyd also adds rules to pass relations, so
 each is its own case), and, on a rewritten program's facts, the verifier rules.
 """
@@ -22,8 +23,9 @@ from legalog.pipeline import analyze
 from legalog.rules.engine import evaluate
 from legalog.rules.language import RuleProgram
 from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, VERIFIER_RULES
+from tests.analyzer.test_launch_forms import CALL, TILE, dump, scope_dump
 from tests.conftest import corpus_files
-from tests.ir.strategies import programs
+from tests.ir.strategies import programs, spmd_programs
 from tests.rewriter.test_rewrite_verifies import graph_bodies, program_text
 
 CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
@@ -92,3 +94,47 @@ def test_drawn_graph_bodies(body: list[str]) -> None:
 @given(programs())
 def test_drawn_ir_programs(program: Program) -> None:
     check_program(program, "drawn_ir.py")
+
+
+_LOAD = "pl.tile.load(x, [0], [64], [64], target_memory=pl.Mem.Vec)"
+_AT = f"with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]):\n    b: {TILE} = pl.tile.load(y, [0], [64], [64], target_memory=pl.Mem.Vec)\n"
+SPMD_DUMPS = {
+    "scope": scope_dump("n: pl.Scalar[pl.INT32]", "n"),
+    "scope_task_id_read_after": scope_dump("n: pl.Scalar[pl.INT32]", "n", _AT + "return y"),
+    "scope_value_read_after": scope_dump(
+        "n: pl.Scalar[pl.INT32]", "n", "c: pl.Scalar[pl.INDEX] = pl.tile.dim(a, 0)\nreturn y"
+    ),
+    "scope_in_a_loop": dump(
+        "n: pl.Scalar[pl.INT32]",
+        f"for i, (acc,) in pl.range(4, init_values=(y,)):\n    with pl.spmd(n):\n        a: {TILE} = {_LOAD}\n"
+        "        acc = pl.tile.store(a, [0], acc)\n    out = pl.yield_(acc)\nreturn out",
+    ),
+    "scope_with_a_branch": dump(
+        "n: pl.Scalar[pl.INT32]",
+        f"with pl.spmd(n):\n    a: {TILE} = {_LOAD}\n    if n > 2:\n        y = pl.tile.store(a, [0], y)\nreturn y",
+    ),
+    "carried_count": dump(
+        "n: pl.Scalar[pl.INDEX]",
+        "for i, (c, d) in pl.range(4, init_values=(n, n)):\n    "
+        + CALL.splitlines()[0].replace("COUNT", "c + d")
+        + "\n    c2, d2 = pl.yield_(c, d)\nreturn y",
+    ),
+}
+
+
+def _same_on_analysis(text: str) -> None:
+    analysis = analyze(text, "spmd.py", passes=("spmd",))
+    assert analysis.lowering is not None, [d.message for d in analysis.diagnostics]
+    _same(PASS_RULES, analysis.lowering.facts.as_mapping())
+
+
+@pytest.mark.parametrize("name", SPMD_DUMPS)
+def test_spmd_dump(name: str) -> None:
+    _same_on_analysis(SPMD_DUMPS[name])
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spmd_programs())
+def test_drawn_spmd_launches(drawn: tuple[dict[str, str], str, str]) -> None:
+    for text in drawn[0].values():
+        _same_on_analysis(text)
