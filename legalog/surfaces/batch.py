@@ -16,8 +16,6 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +24,7 @@ from legalog.surfaces.dumps import Target
 from legalog.surfaces.report import DiagnosticModel, FileModel
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
     from multiprocessing.connection import Connection
 
 Progress = Callable[[FileModel], None]
@@ -379,7 +378,7 @@ def results(
     `executor`: where the jobs run (default: this process for `jobs` <= 1, else a pool of `jobs`
     processes); `timeout`: seconds a file may take (None or 0: no limit), past which it is an
     `error` entry with code TIMEOUT."""
-    from legalog.rules.engine import resolve_engine
+    from legalog.rules.choice import resolve_engine
     from legalog.surfaces.cache import default_root
 
     root = str(cache_dir) if cache_dir is not None else default_root()
@@ -429,6 +428,8 @@ def process_pool(jobs: int) -> Executor:
     """A local pool of `jobs` processes; a worker that dies costs only its own file."""
 
     def execute(work: Callable[[Job], FileModel], batch: Sequence[Job]) -> Iterator[tuple[int, FileModel]]:
+        from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor  # only for a pool
+
         broken: list[int] = []
         _preload()  # once here, not once in every worker: they are forked from this process
         with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -465,6 +466,8 @@ def _preload() -> None:
 
 
 def _result(future: Future[FileModel]) -> FileModel | None:
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         return future.result()
     except BrokenProcessPool:
@@ -472,6 +475,9 @@ def _result(future: Future[FileModel]) -> FileModel | None:
 
 
 def _isolated(work: Callable[[Job], FileModel], job: Job) -> FileModel:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     with ProcessPoolExecutor(max_workers=1) as pool:
         try:
             return pool.submit(work, job).result()
