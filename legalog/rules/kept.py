@@ -8,7 +8,8 @@ SHA-256 matches, it unpickles to the classes its reader allows and nothing else 
 can be named, so a planted file cannot run code), and the caller then checks what it holds.
 Anything else (absent, torn, corrupt, unreadable, another build's) is ignored and rewritten;
 a file is written to a temporary name and renamed (atomic), never deleted; a folder that cannot
-be written costs only the time."""
+be written costs only the time.  The folder is trusted as the result cache trusts it (whoever can
+write there can already forge a result); what a planted file cannot do is run code."""
 
 from __future__ import annotations
 
