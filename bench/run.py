@@ -523,7 +523,7 @@ def issue_targets(engines: dict[str, dict]) -> list[tuple[str, str, list[tuple[f
             per_engine(small_ms("one_launch", 5)),
         ),
         (
-            "3. whole-process check of examples/row_shift.py, cached (s)",
+            "3. whole-process check of row_shift.py, cached (s)",
             "<= 0.25 s",
             per_engine(startup("cached", "median_s")),
         ),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import inspect
 import itertools
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -1002,8 +1003,13 @@ def _packaged_program(names: tuple[str, ...]) -> RuleProgram:
     from legalog.rules import kept
 
     sources = _read_sources(names, RULES_DIR)
+    # what builds a program: this module (the reader, the classes) and the stratifier it calls
+    builders = [Path(__file__), Path(inspect.getfile(strongly_connected_components))]
     key = kept.key(
-        [Path(__file__).read_text(encoding="utf-8"), *(part for source in sources for part in source)]
+        [
+            *(path.read_text(encoding="utf-8") for path in builders),
+            *(part for source in sources for part in source),
+        ]
     )
     program = kept.read(key, {__name__: _KEPT_CLASSES})
     if isinstance(program, RuleProgram) and program.sources == sources:
