@@ -13,8 +13,8 @@ decide, launches, rewrite, verify; then print), after a warm-up on other program
 pays once), the total, fact counts, peak RSS (ru_maxrss), and the ratio to `ast.parse` of the
 same text.  Then: each pass alone on small dumps, scaling over K, the 5 MB program, a 2**31 loop
 bound, 3,000 launches, 10,000 renames inside a Graph, batch throughput of `legalog check --jobs 1`
-vs `--jobs 2`, and a whole-process `python -m legalog check examples/row_shift.py`.  Every target is printed beside
-its goal, one column per engine.
+vs `--jobs 2`, and a whole-process `python -m legalog check examples/row_shift.py`, answered from the
+result cache and with `--no-cache`.  Every target is printed beside its goal, one column per engine.
 """
 
 from __future__ import annotations
@@ -163,6 +163,43 @@ def wall_and_cpu(cmd: list[str], repeat: int = 1) -> list[tuple[float, float]]:
         cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         samples.append((time.perf_counter() - t0, cpu))
     return samples
+
+
+def whole_process(engine: str, cache: Path, repeat: int) -> dict[str, dict]:
+    """`python -m legalog check examples/row_shift.py` as a user runs it twice: answered from the
+    result cache, and with `--no-cache` (analysed afresh; the rule programs kept from the first
+    run, legalog/rules/kept.py).  One run first fills both, in a cache folder of this run's own."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "legalog",
+        "check",
+        "examples/row_shift.py",
+        "--no-progress",
+        "--engine",
+        engine,
+    ]
+    saved = {name: os.environ.get(name) for name in ("LEGALOG_CACHE_DIR", "LEGALOG_NO_CACHE")}
+    os.environ["LEGALOG_CACHE_DIR"] = str(cache)
+    os.environ.pop("LEGALOG_NO_CACHE", None)
+    try:
+        wall_and_cpu(cmd)
+        figures = {}
+        for kind, extra in (("cached", []), ("--no-cache", ["--no-cache"])):
+            runs = wall_and_cpu(cmd + extra, repeat)
+            figures[kind] = {
+                "median_s": statistics.median(w for w, _ in runs),
+                "median_cpu_s": statistics.median(c for _, c in runs),
+                "samples_s": [w for w, _ in runs],
+                "samples_cpu_s": [c for _, c in runs],
+            }
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return figures
 
 
 def batch_throughput(k: int, count: int, work: Path, engine: str) -> dict:
@@ -381,32 +418,20 @@ def measure_engine(
         flush=True,
     )
     print("\n== whole process: python -m legalog check examples/row_shift.py", flush=True)
-    runs = wall_and_cpu(
-        [
-            sys.executable,
-            "-m",
-            "legalog",
-            "check",
-            "examples/row_shift.py",
-            "--no-progress",
-            "--engine",
-            engine,
-        ],
-        3 if args.quick else 7,
-    )
-    startup, startup_cpu = [w for w, _ in runs], [c for _, c in runs]
-    startup_s, startup_cpu_s = statistics.median(startup), statistics.median(startup_cpu)
-    print(
-        f"median {startup_s:.3f} s wall, {startup_cpu_s:.3f} s CPU (samples {', '.join(f'{s:.3f}' for s in startup)})",
-        flush=True,
-    )
+    startup = whole_process(engine, work / "cache", 3 if args.quick else 7)
+    for kind, row in startup.items():
+        print(
+            f"{kind:10} median {row['median_s']:.3f} s wall, {row['median_cpu_s']:.3f} s CPU "
+            f"(samples {', '.join(f'{s:.3f}' for s in row['samples_s'])})",
+            flush=True,
+        )
     return {
         "corpus": corpus_rows,
         "small": small,
         "synthetic": synth_rows,
         "large": large_rows,
         "batch": batch,
-        "startup": {"median_s": startup_s, "samples_s": startup, "median_cpu_s": startup_cpu_s},
+        "startup": startup,
     }
 
 
@@ -472,11 +497,12 @@ def issue_targets(engines: dict[str, dict]) -> list[tuple[str, str, list[tuple[f
     def batch(f: dict) -> tuple[float | None, bool]:
         return f["batch"]["speedup"], f["batch"]["speedup"] >= 1.8
 
-    def startup(f: dict) -> tuple[float | None, bool]:
-        return f["startup"]["median_s"], f["startup"]["median_s"] <= 0.25
+    def startup(kind: str, figure: str) -> Callable[[dict], tuple[float | None, bool]]:
+        def value(f: dict) -> tuple[float | None, bool]:
+            seconds = f["startup"][kind][figure]
+            return seconds, seconds <= 0.25
 
-    def startup_cpu(f: dict) -> tuple[float | None, bool]:
-        return f["startup"]["median_cpu_s"], f["startup"]["median_cpu_s"] <= 0.25
+        return value
 
     return [
         ("1. median analyze / ast.parse over the corpus dumps", "<= 10x", per_engine(corpus_median)),
@@ -501,8 +527,14 @@ def issue_targets(engines: dict[str, dict]) -> list[tuple[str, str, list[tuple[f
             "<= 5 ms",
             per_engine(small_ms("one_launch", 5)),
         ),
-        ("3. whole-process check of examples/row_shift.py (s)", "<= 0.25 s", per_engine(startup)),
-        ("   the same in CPU time (s)", "<= 0.25 s", per_engine(startup_cpu)),
+        (
+            "3. whole-process check of row_shift.py, cached (s)",
+            "<= 0.25 s",
+            per_engine(startup("cached", "median_s")),
+        ),
+        ("   the same in CPU time (s)", "<= 0.25 s", per_engine(startup("cached", "median_cpu_s"))),
+        ("3. the same with --no-cache (s)", "<= 0.25 s", per_engine(startup("--no-cache", "median_s"))),
+        ("   the same in CPU time (s)", "<= 0.25 s", per_engine(startup("--no-cache", "median_cpu_s"))),
         ("4. the 5 MB program, K=1650 (s)", "<= 10 s", per_engine(large_s("k1650", 10))),
         ("4. time(K=1650) / time(K=412)", "<= 4.5", per_engine(large_ratio("k1650", "k412", 4.5))),
         ("6. K=200,T=8 synthetic analyze (s)", "<= 3 s", per_engine(k200)),

@@ -1,3 +1,3 @@
-from legalog.cli import main
+from legalog.cli import run
 
-raise SystemExit(main())
+run()

@@ -10,9 +10,9 @@ Nothing outside `legalog.rules` needs to know which engine ran; callers only pas
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterable, Mapping
 
+from legalog.rules.choice import DEFAULT_ENGINE, ENGINES, resolve_engine
 from legalog.rules.language import (
     INT_MAX,
     INT_MIN,
@@ -35,18 +35,6 @@ __all__ = [
     "given_facts",
     "resolve_engine",
 ]
-
-ENGINES = ("clingo", "pydatalog")
-DEFAULT_ENGINE = "clingo"
-ENV_VAR = "LEGALOG_ENGINE"
-
-
-def resolve_engine(engine: str | None = None) -> str:
-    """`engine`, else $LEGALOG_ENGINE, else clingo; an unknown name is a ValueError."""
-    name = engine or os.environ.get(ENV_VAR) or DEFAULT_ENGINE
-    if name not in ENGINES:
-        raise ValueError(f"unknown engine {name!r}; expected one of {', '.join(ENGINES)}")
-    return name
 
 
 def evaluate(

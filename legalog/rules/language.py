@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import inspect
 import itertools
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -881,7 +882,7 @@ class RuleProgram:
         The packaged files are read once per process: every analysis loads the pass and verifier
         programs, and they cannot change under a running legalog."""
         if directory is None:
-            return _cached_program(_packaged_sources(tuple(names)))
+            return _packaged_program(tuple(names))
         return _cached_program(_read_sources(tuple(names), Path(directory)))
 
     @classmethod
@@ -1004,8 +1005,45 @@ def _read_sources(names: tuple[str, ...], base: Path) -> tuple[tuple[str, str], 
 
 
 @functools.cache
-def _packaged_sources(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    return _read_sources(names, RULES_DIR)
+def _packaged_program(names: tuple[str, ...]) -> RuleProgram:
+    """A packaged program, kept between processes (legalog.rules.kept): read afresh only when
+    legalog, this module or a rule file changed, or when what was kept does not hold exactly
+    these files."""
+    from legalog.rules import kept
+
+    sources = _read_sources(names, RULES_DIR)
+    # what builds a program: this module (the reader, the classes) and the stratifier it calls
+    builders = [Path(__file__), Path(inspect.getfile(strongly_connected_components))]
+    key = kept.key(
+        [
+            *(path.read_text(encoding="utf-8") for path in builders),
+            *(part for source in sources for part in source),
+        ]
+    )
+    program = kept.read(key, {__name__: _KEPT_CLASSES})
+    if isinstance(program, RuleProgram) and program.sources == sources:
+        return program
+    program = _cached_program(sources)
+    kept.write(key, program)
+    return program
+
+
+# What a kept RuleProgram's pickle is made of (`kept.read` refuses any other global).
+_KEPT_CLASSES = frozenset(
+    {
+        "RuleProgram",
+        "Rule",
+        "Atom",
+        "Var",
+        "Const",
+        "Arith",
+        "Literal",
+        "Comparison",
+        "Aggregate",
+        "Relation",
+        "Dependency",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,10 @@ import contextlib
 import multiprocessing.util
 import os
 import pickle
-import select
 import signal
-import struct
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +24,7 @@ from legalog.surfaces.dumps import Target
 from legalog.surfaces.report import DiagnosticModel, FileModel
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
     from multiprocessing.connection import Connection
 
 Progress = Callable[[FileModel], None]
@@ -151,8 +148,8 @@ def crash_result(job: Job, why: str) -> FileModel:
 
 
 def within(seconds: float | None, job: Job, data: bytes | None) -> FileModel | None:
-    """The job's analysis (`analyse_target`) in a forked worker process that is killed at the
-    deadline: None when it struck.
+    """The job's analysis (`analyse_target`) in a worker process that is killed at the deadline:
+    None when it struck.
 
     Enforced from outside, so nothing inside the analysis can swallow it (an alarm raised in a
     Z3 finaliser is printed and lost, and a signal never interrupts a long C call), and a killed
@@ -163,10 +160,6 @@ def within(seconds: float | None, job: Job, data: bytes | None) -> FileModel | N
     (or without a limit) the analysis runs here, unlimited."""
     if not seconds or not hasattr(os, "fork"):
         return analyse_target(job.target, job.runtime, data, job.engine)
-    if threading.active_count() > 1:
-        # a fork copies one thread of many (a Dask worker's, a thread pool's) with the others'
-        # locks held, and Python 3.12 warns: the child starts from a single-threaded server
-        return _from_fork_server(seconds, job, data)
     request = pickle.dumps((job.target, job.runtime, data, job.engine))
     worker = _Worker.current()
     try:
@@ -188,9 +181,6 @@ def within(seconds: float | None, job: Job, data: bytes | None) -> FileModel | N
     return loaded
 
 
-_LENGTH = struct.Struct("<Q")  # each message on a worker's pipes: its length, then a pickle
-
-
 def _never_raising(target: Target, runtime: str, data: bytes | None, engine: str) -> FileModel:
     try:
         return analyse_target(target, runtime, data, engine)
@@ -200,63 +190,30 @@ def _never_raising(target: Target, runtime: str, data: bytes | None, engine: str
         return _error(target, internal_reason(err), 1, 1, "INTERNAL")
 
 
-def _from_fork_server(seconds: float, job: Job, data: bytes | None) -> FileModel | None:
-    """`within` for a process with other threads: the analysis in a child of multiprocessing's
-    fork server, which is started single-threaded, killed at the deadline."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["legalog.surfaces.batch"])
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_served_child, args=((job.target, job.runtime, data, job.engine), send))
-    child.start()
-    send.close()
-    try:
-        if not receive.poll(seconds):
-            return None
-        try:
-            loaded: FileModel = receive.recv()
-        except EOFError:
-            return crash_result(job, "the analysis process died (killed, or out of memory)")
-        return loaded
-    finally:
-        receive.close()
-        if child.is_alive():
-            child.kill()
-        child.join()
-
-
-def _served_child(request: tuple[Target, str, bytes | None, str], send: Connection) -> None:
-    quiet = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(quiet, 1)
-    os.dup2(quiet, 2)
-    send.send(_never_raising(*request))
-
-
 class _Worker:
-    """A forked child analysing the jobs it is sent, one at a time, until its request pipe
-    closes.  One per thread of the process that forked it (a pool's or Dask's worker process
-    forks its own)."""
+    """A child process analysing the jobs it is sent, one at a time, until its request pipe
+    closes.  One per thread of the process that started it (a pool's or Dask's worker process
+    starts its own).
+
+    Forked from this process when it has no other thread, so the child starts with everything
+    loaded here; with other threads (a Dask worker's, a thread pool's) a fork would copy one
+    thread of many with the others' locks held (and Python 3.12 warns), so the child comes from
+    multiprocessing's fork server, which is started single-threaded."""
 
     _mine = threading.local()
 
     def __init__(self) -> None:
-        requests, self._requests = os.pipe()
-        self._replies, replies = os.pipe()
+        from multiprocessing.connection import Pipe
+
+        requests, self._requests = Pipe(duplex=False)
+        self._replies, replies = Pipe(duplex=False)
         self.owner = os.getpid()
-        self.pid = os.fork()
-        if self.pid == 0:  # the child: never returns into the caller's code
-            try:
-                os.close(self._requests)
-                os.close(self._replies)
-                quiet = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(quiet, 1)
-                os.dup2(quiet, 2)
-                _serve(requests, replies)
-            finally:
-                os._exit(0)
-        os.close(requests)
-        os.close(replies)
+        if threading.active_count() > 1:
+            self._stop = _start_from_fork_server(requests, replies)
+        else:
+            self._stop = _start_forked(requests, replies, (self._requests, self._replies))
+        requests.close()
+        replies.close()
         self.closed = False
         # Stopped when this process exits, a pool's worker process too (multiprocessing runs
         # these finalizers, not `atexit`'s, before it exits): reaped, its CPU time is its parent's.
@@ -278,17 +235,20 @@ class _Worker:
     def send(self, message: bytes) -> bool:
         """False when the worker is gone."""
         try:
-            _write_all(self._requests, _LENGTH.pack(len(message)) + message)
+            self._requests.send_bytes(message)
         except OSError:  # a broken pipe: it died
             return False
         return True
 
     def receive(self, deadline: float) -> bytes | None:
-        """The reply, b"" when the worker died first, None at the deadline."""
-        head = _read_exactly(self._replies, _LENGTH.size, deadline)
-        if not head:
-            return head
-        return _read_exactly(self._replies, _LENGTH.unpack(head)[0], deadline)
+        """The reply, b"" when the worker died first, None at the deadline.  The worker writes a
+        reply in one go once its analysis is done, so a reply begun is a reply about to end."""
+        if not self._replies.poll(max(0.0, deadline - time.monotonic())):
+            return None
+        try:
+            return self._replies.recv_bytes()
+        except (EOFError, OSError):  # it died before writing, or while it wrote
+            return b""
 
     def close(self) -> None:
         """Stop the worker (killed, whatever it is doing) and reap it; once."""
@@ -297,44 +257,63 @@ class _Worker:
         self.closed = True
         if getattr(self._mine, "worker", None) is self:
             self._mine.worker = None
-        for fd in (self._requests, self._replies):
+        for end in (self._requests, self._replies):
             with contextlib.suppress(OSError):
-                os.close(fd)
+                end.close()
+        self._stop()
+
+
+def _start_forked(
+    requests: Connection, replies: Connection, parents: tuple[Connection, ...]
+) -> Callable[[], None]:
+    """A worker forked from this process; the function that kills and reaps it."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        try:
+            for end in parents:
+                end.close()
+            _serve(requests, replies)
+        finally:
+            os._exit(0)
+
+    def stop() -> None:
         with contextlib.suppress(OSError):
-            if os.waitpid(self.pid, os.WNOHANG) == (0, 0):
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+
+    return stop
 
 
-def _serve(requests: int, replies: int) -> None:
-    """The worker's loop: each request is (target, runtime, data, engine); each reply the entry."""
-    while (head := _read_exactly(requests, _LENGTH.size, None)) and (
-        body := _read_exactly(requests, _LENGTH.unpack(head)[0], None)
-    ):
-        reply = pickle.dumps(_never_raising(*pickle.loads(body)))
-        _write_all(replies, _LENGTH.pack(len(reply)) + reply)
+def _start_from_fork_server(requests: Connection, replies: Connection) -> Callable[[], None]:
+    """A worker started by multiprocessing's fork server (which holds only what it preloads:
+    the worker imports the pipeline on its first file); the function that kills and reaps it."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["legalog.surfaces.batch"])
+    child = context.Process(target=_serve, args=(requests, replies), daemon=True)
+    child.start()
+
+    def stop() -> None:
+        child.kill()
+        child.join()
+
+    return stop
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes | None:
-    """`size` bytes from `fd`; b"" when its writer closed it first, None at the deadline."""
-    chunks: list[bytes] = []
-    while size:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-                return None
-        chunk = os.read(fd, min(size, 1 << 20))
-        if not chunk:
-            return b""
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
+def _serve(requests: Connection, replies: Connection) -> None:
+    """The worker's loop: each request is a pickled (target, runtime, data, engine), each reply
+    the pickled entry; it ends when the request pipe closes."""
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    while True:
+        try:
+            body = requests.recv_bytes()
+        except EOFError:
+            return
+        replies.send_bytes(pickle.dumps(_never_raising(*pickle.loads(body))))
 
 
 def analyse_job(job: Job) -> FileModel:
@@ -399,7 +378,7 @@ def results(
     `executor`: where the jobs run (default: this process for `jobs` <= 1, else a pool of `jobs`
     processes); `timeout`: seconds a file may take (None or 0: no limit), past which it is an
     `error` entry with code TIMEOUT."""
-    from legalog.rules.engine import resolve_engine
+    from legalog.rules.choice import resolve_engine
     from legalog.surfaces.cache import default_root
 
     root = str(cache_dir) if cache_dir is not None else default_root()
@@ -449,6 +428,8 @@ def process_pool(jobs: int) -> Executor:
     """A local pool of `jobs` processes; a worker that dies costs only its own file."""
 
     def execute(work: Callable[[Job], FileModel], batch: Sequence[Job]) -> Iterator[tuple[int, FileModel]]:
+        from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor  # only for a pool
+
         broken: list[int] = []
         _preload()  # once here, not once in every worker: they are forked from this process
         with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -485,6 +466,8 @@ def _preload() -> None:
 
 
 def _result(future: Future[FileModel]) -> FileModel | None:
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         return future.result()
     except BrokenProcessPool:
@@ -492,6 +475,9 @@ def _result(future: Future[FileModel]) -> FileModel | None:
 
 
 def _isolated(work: Callable[[Job], FileModel], job: Job) -> FileModel:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     with ProcessPoolExecutor(max_workers=1) as pool:
         try:
             return pool.submit(work, job).result()

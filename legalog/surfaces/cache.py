@@ -30,7 +30,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from legalog.rules.engine import resolve_engine
+from legalog.home import cache_dir
+from legalog.rules.choice import resolve_engine
 
 if TYPE_CHECKING:
     from legalog.surfaces.dumps import Target
@@ -54,13 +55,6 @@ T = TypeVar("T")
 
 def enabled() -> bool:
     return os.environ.get("LEGALOG_NO_CACHE", "") in ("", "0")
-
-
-def cache_dir() -> Path:
-    if explicit := os.environ.get("LEGALOG_CACHE_DIR"):
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "legalog"
 
 
 def default_root() -> str | None:

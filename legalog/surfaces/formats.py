@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from xml.etree import ElementTree
 
 from legalog.surfaces.report import DiagnosticModel, FileModel
 
@@ -145,6 +144,8 @@ JUNIT_TAIL = "</testsuites>"
 
 def junit_suite(f: FileModel) -> str:
     """One file's `<testsuite>`: its diagnostics as test cases named `CODE line:col`."""
+    from xml.etree import ElementTree  # only for JUnit output
+
     source = source_of(f)
     suite = ElementTree.Element("testsuite", name=source)
     failures = errors = 0

@@ -3,7 +3,6 @@ themselves are built from analyses in `legalog.surfaces.entries`)."""
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -362,6 +361,8 @@ def _sarif_fix(
 
 def _fix_guid(uri: str, index: int, d: DiagnosticModel) -> str:
     """A stable GUID for the result carrying a shared fix: the same input gives the same report."""
+    import uuid  # only for SARIF output
+
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"legalog:{uri}#{index}:{d.code}:{d.line}:{d.column}"))
 
 

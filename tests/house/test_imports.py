@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "legalog"
 # A room may import its own modules and any room of a lower rank, never one of a higher rank.
 RANKS = {
     "version": 0,
+    "home": 0,  # where legalog keeps its own files (the cache folder): read by rules and surfaces
     "digraph": 0,
     "ir": 1,
     "facts": 2,

@@ -55,5 +55,15 @@ def test_a_check_answered_from_the_cache_loads_neither_the_pipeline_nor_pydantic
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert not {
-        m for m in loaded if m.split(".")[0] in HEAVY or m in ("legalog.pipeline", "legalog.ir.model")
+        m
+        for m in loaded
+        if m.split(".")[0] in HEAVY or m in ("legalog.pipeline", "legalog.ir.model", "legalog.rules.language")
     }
+
+
+def test_a_one_file_check_loads_no_process_pool_and_no_other_report_format() -> None:
+    # a pool only for `--jobs` > 1 over many files; XML for JUnit, UUIDs for SARIF
+    script = f"import sys, json\n{_check(CORPUS / 'graph' / 'a01_row_shift.graph_input.py')}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert not loaded & {"concurrent.futures", "xml.etree.ElementTree", "uuid"}

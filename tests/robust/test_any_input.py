@@ -480,8 +480,11 @@ def test_every_reproducer_in_the_fuzz_folder_is_decided_with_a_clean_stderr() ->
 def test_a_threaded_process_never_forks_itself_for_the_time_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With other threads running (a Dask worker, a thread pool) the timed child comes from a
-    single-threaded fork server: no `os.fork` here, no warning, and the limit still holds."""
+    """With other threads running (a Dask worker, a thread pool) the timed worker comes from a
+    single-threaded fork server: no `os.fork` here, no warning, and the limit still holds.  As in
+    a process without threads, one worker serves the files one after another, and the one killed
+    at a deadline is replaced."""
+    from legalog.surfaces import batch
     from legalog.surfaces.batch import Job, analyse_job
     from legalog.surfaces.dumps import Target
     from tests.robust.chains import graph_chain
@@ -489,7 +492,15 @@ def test_a_threaded_process_never_forks_itself_for_the_time_limit(
     def refuse() -> int:
         raise AssertionError("os.fork in a threaded process")
 
+    started: list[object] = []
+    real_start = batch._start_from_fork_server
+
+    def start(*ends):  # type: ignore[no-untyped-def]
+        started.append(ends)
+        return real_start(*ends)
+
     monkeypatch.setattr(os, "fork", refuse)
+    monkeypatch.setattr(batch, "_start_from_fork_server", start)
     quick, slow = tmp_path / "quick.py", tmp_path / "slow.py"
     quick.write_text(ROW_SHIFT)
     slow.write_text(graph_chain("renames", 10_000))
@@ -499,9 +510,14 @@ def test_a_threaded_process_never_forks_itself_for_the_time_limit(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            assert analyse_job(Job(Target(str(quick)), timeout=60)).status == "rewritten"
+            first = [analyse_job(Job(Target(str(quick)), timeout=60)).status for _ in range(2)]
+            assert len(started) == 1
             stopped = analyse_job(Job(Target(str(slow)), timeout=0.5))
+            after = analyse_job(Job(Target(str(quick)), timeout=60)).status
+            batch._Worker.close_current()
     finally:
         stop.set()
         other.join()
+    assert first == ["rewritten", "rewritten"] and after == "rewritten"
     assert [d.code for d in stopped.diagnostics] == ["TIMEOUT"]
+    assert len(started) == 2

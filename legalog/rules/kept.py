@@ -1,0 +1,85 @@
+"""Rule programs kept between processes.  Reading, linting and stratifying the rule files costs a
+fresh process about 35 ms (a whole `check` of a small dump is 0.25 s), so each packaged program is
+kept, pickled, in the cache folder (legalog.home) under a key naming legalog's version, this
+Python, the rule language's own source and every rule file's name and text.
+
+Never trusted blindly: a kept file is used only when its header names the key asked for and its
+SHA-256 matches, it unpickles to the classes its reader allows and nothing else (no other global
+can be named, so a planted file cannot run code), and the caller then checks what it holds.
+Anything else (absent, torn, corrupt, unreadable, another build's) is ignored and rewritten;
+a file is written to a temporary name and renamed (atomic), never deleted; a folder that cannot
+be written costs only the time.  The folder is trusted as the result cache trusts it (whoever can
+write there can already forge a result); what a planted file cannot do is run code."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import pickle
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from legalog.home import cache_dir
+from legalog.version import __version__
+
+_FORMAT = 1  # bump when the file layout changes
+_MAGIC = b"legalog rule program\n"
+
+
+def key(parts: Iterable[str]) -> str:
+    """The name of what `parts` describe, with this build and this Python in it."""
+    digest = hashlib.sha256(f"legalog {__version__} format {_FORMAT} python {sys.version_info[:2]}".encode())
+    for part in parts:
+        digest.update(b"\0" + part.encode())
+    return digest.hexdigest()
+
+
+def _path(k: str) -> Path:
+    return cache_dir() / "rules" / f"{k}.pickle"
+
+
+def read(k: str, allowed: Mapping[str, frozenset[str]]) -> object | None:
+    """What was kept under `k`, or None; `allowed`: module -> the names its pickle may use."""
+    try:
+        data = _path(k).read_bytes()
+    except OSError:
+        return None
+    head = _MAGIC + k.encode() + b"\n"
+    body = data[len(head) + 64 :]
+    if (
+        not data.startswith(head)
+        or data[len(head) : len(head) + 64] != hashlib.sha256(body).hexdigest().encode()
+    ):
+        return None
+    try:
+        return _Restricted(io.BytesIO(body), allowed).load()
+    except Exception:  # a stale layout, a name not allowed: built again from the text
+        return None
+
+
+def write(k: str, value: object) -> None:
+    """Keep `value` under `k`; silently nothing when the folder cannot be written."""
+    body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    path = _path(k)
+    tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}-{path.name}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(_MAGIC + k.encode() + b"\n" + hashlib.sha256(body).hexdigest().encode() + body)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+class _Restricted(pickle.Unpickler):
+    def __init__(self, data: io.BytesIO, allowed: Mapping[str, frozenset[str]]) -> None:
+        super().__init__(data)
+        self._allowed = allowed
+
+    def find_class(self, module: str, name: str) -> object:
+        if name not in self._allowed.get(module, frozenset()):
+            raise pickle.UnpicklingError(f"{module}.{name} is not part of a rule program")
+        return super().find_class(module, name)
