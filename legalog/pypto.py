@@ -17,6 +17,8 @@ PyPTO stays optional: nothing here imports it (or torch) before a pass is made o
 from __future__ import annotations
 
 import functools
+import itertools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -241,8 +243,12 @@ def _transform(name: str, chosen: tuple[PassName, ...], runtime: str | Any | Non
             _message(f"{name} (legalog) cannot read the printed program", analysis.errors, text)
         )
     if analysis.status == "rejected":
+        sources = _user_sources(program, analysis.errors, text)
         raise _rejection_type()(
-            name, analysis.errors, _message(f"{name} (legalog) rejects the program", analysis.errors, text)
+            name,
+            analysis.errors,
+            sources,
+            _message(f"{name} (legalog) rejects the program", analysis.errors, text, sources),
         )
     if analysis.status == "legal":
         return program  # nothing changed: keep PyPTO's own nodes and spans
@@ -266,31 +272,101 @@ def _rejection_type() -> type[Exception]:
     """`PassRejected`, made on first use because its base, `pypto.pypto_core.ValueError`, needs pypto."""
     from pypto import pypto_core
 
-    def init(self: Any, pass_name: str, diagnostics: tuple[Diagnostic, ...], message: str) -> None:
+    def init(
+        self: Any,
+        pass_name: str,
+        diagnostics: tuple[Diagnostic, ...],
+        sources: tuple[str | None, ...],
+        message: str,
+    ) -> None:
         pypto_core.ValueError.__init__(self, message)
         self.pass_name = pass_name
         self.diagnostics = diagnostics
+        self.sources = sources
 
     doc = (
         "A legalog pass rejected the program. `diagnostics` are legalog's (code, function, line, "
-        "column, message); lines count in the pass's printed input. A `pypto.pypto_core.ValueError`, as "
-        "PyPTO's own passes raise on a program they reject."
+        "column, message); lines count in the pass's printed input. `sources` holds, for each, where "
+        "it is in the user's own code (`file:line:column`, the span PyPTO keeps on the statement "
+        "that binds its subject, else on its function), or None where PyPTO kept none. A "
+        "`pypto.pypto_core.ValueError`, as PyPTO's own passes raise on a program they reject."
     )
     return type(
         "PassRejected", (pypto_core.ValueError,), {"__init__": init, "__doc__": doc, "__module__": __name__}
     )
 
 
-def _message(headline: str, errors: tuple[Diagnostic, ...], text: str) -> str:
-    """One line per diagnostic (code, function, line:column, message) and the printed line it names."""
+def _message(
+    headline: str, errors: tuple[Diagnostic, ...], text: str, sources: tuple[str | None, ...] = ()
+) -> str:
+    """One line per diagnostic (code, function, line:column, message), where it is in the user's
+    source when PyPTO knows, and the printed line it names."""
     lines = text.splitlines()
     out = [f"{headline}: {len(errors)} error(s)"]
-    for d in errors:
+    for d, source in itertools.zip_longest(errors, sources[: len(errors)]):
         where = f"in `{d.function}` " if d.function else ""
         out.append(f"  {d.code} {where}at line {d.line}:{d.column}: {d.message}")
+        if source is not None:
+            out.append(f"      in your source: {source}")
         if 1 < d.line <= len(lines):  # line 1 is the header; the verifier's findings point there
             out.append(f"      {d.line} | {lines[d.line - 1].strip()[:200]}")
     return "\n".join(out)
+
+
+def _user_sources(program: Any, errors: tuple[Diagnostic, ...], text: str) -> tuple[str | None, ...]:
+    """Where each diagnostic is in the code the user wrote: PyPTO keeps a span (file, line,
+    column) on every node it built from a DSL source, and the printed IR legalog read has lost
+    them.  The subject of a diagnostic, or else the name the printed line it points at binds (a
+    launch's result), is a name the printed function binds, so the statement binding it (or the
+    parameter, or the loop variable) is found by that name; anything else is placed at its
+    function."""
+    lines = text.splitlines()
+    bound: dict[str, dict[str, Any]] = {}  # function -> printed name -> the span of its binding
+    out: list[str | None] = []
+    for d in errors:
+        fn = program.get_function(d.function) if d.function else None
+        if fn is None:
+            out.append(None)
+            continue
+        if fn.name not in bound:
+            bound[fn.name] = _binding_spans(fn)
+        printed = _BINDING.match(lines[d.line - 1]) if 0 < d.line <= len(lines) else None
+        names = [d.subject, printed.group(1) if printed else None]
+        span = next((bound[fn.name][n] for n in names if n in bound[fn.name]), fn.span)
+        out.append(f"{span.filename}:{span.begin_line}:{span.begin_column}" if span.is_valid() else None)
+    return tuple(out)
+
+
+# the name a printed statement binds: `name: type = ...` or `name = ...`
+_BINDING = re.compile(r"\s*([A-Za-z_]\w*)\s*[:=]")
+
+
+def _binding_spans(fn: Any) -> dict[str, Any]:
+    """Printed name -> the span of the first node that binds it in `fn` (a parameter, an
+    assignment, a loop variable, a loop's iteration argument or result)."""
+    from pypto.pypto_core import ir
+
+    spans: dict[str, Any] = {}
+
+    def bind(var: Any) -> None:
+        if var.span.is_valid():
+            spans.setdefault(var.name_hint, var.span)
+
+    class Bindings(ir.IRVisitor):  # PyPTO's own visitor walks every statement
+        def visit_assign_stmt(self, op: Any) -> None:
+            if op.span.is_valid():
+                spans.setdefault(op.var.name_hint, op.span)
+            super().visit_assign_stmt(op)
+
+        def visit_for_stmt(self, op: Any) -> None:
+            for var in (op.loop_var, *op.iter_args, *op.return_vars):
+                bind(var)
+            super().visit_for_stmt(op)
+
+    for param in fn.params:
+        bind(param)
+    Bindings().visit_stmt(fn.body)
+    return spans
 
 
 def __getattr__(attr: str) -> Any:  # `legalog.pypto.PassRejected`, made when first asked for

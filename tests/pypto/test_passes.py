@@ -6,6 +6,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -173,6 +174,28 @@ def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(
     for d in err.diagnostics:
         assert f"{d.code} in `{d.function}` at line {d.line}:{d.column}: {d.message}" in str(err)
     assert pypto.ir.python_print(program, format=False) == before  # the input is untouched
+
+
+def test_a_rejection_names_the_users_own_source_file_and_line(
+    pypto: SimpleNamespace, hbg: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 19: a program compiled from a source file is rejected at the lines of that file (the
+    spans PyPTO keeps), beside legalog's position in the printed IR the pass read."""
+    name = "a11_reject_dynamic_control.graph_input.py"
+    source = tmp_path / "model.py"
+    source.write_text((GRAPH / name).read_text())
+    program = pypto.pl.loads_program(str(source))
+    on_source = legalog.analyze(source.read_text(), passes=("graph",)).errors  # lines of model.py
+    with hbg(), pytest.raises(lp.PassRejected) as caught:
+        lp.legalize_graph_boundary()(program)
+    err = caught.value
+    assert len(err.sources) == len(err.diagnostics) == len(on_source)
+    for d, where, mine in zip(err.diagnostics, err.sources, on_source, strict=True):
+        assert where is not None and where.startswith(f"{source}:"), (d, where)
+        # at the statement binding its subject, or the launch result its printed line binds: the
+        # line legalog itself reports when it reads model.py
+        assert int(where.split(":")[-2]) == mine.line, (d, where, mine)
+        assert f"in your source: {where}" in str(err)
 
 
 def test_runtime_comes_from_the_pass_context_unless_given(
