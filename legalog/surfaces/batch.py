@@ -197,8 +197,8 @@ class _Worker:
 
     Forked from this process when it has no other thread, so the child starts with everything
     loaded here; with other threads (a Dask worker's, a thread pool's) a fork would copy one
-    thread of many with the others' locks held (and Python 3.12 warns), so the child comes from
-    multiprocessing's fork server, which is started single-threaded."""
+    thread of many with the others' locks held (and Python 3.12 warns), so the child is a new
+    interpreter (`_start_spawned`), which a daemonic process may start too."""
 
     _mine = threading.local()
 
@@ -209,7 +209,7 @@ class _Worker:
         self._replies, replies = Pipe(duplex=False)
         self.owner = os.getpid()
         if threading.active_count() > 1:
-            self._stop = _start_from_fork_server(requests, replies)
+            self._stop = _start_spawned(requests, replies)
         else:
             self._stop = _start_forked(requests, replies, (self._requests, self._replies))
         requests.close()
@@ -285,21 +285,44 @@ def _start_forked(
     return stop
 
 
-def _start_from_fork_server(requests: Connection, replies: Connection) -> Callable[[], None]:
-    """A worker started by multiprocessing's fork server (which holds only what it preloads:
-    the worker imports the pipeline on its first file); the function that kills and reaps it."""
-    import multiprocessing
+def _start_spawned(requests: Connection, replies: Connection) -> Callable[[], None]:
+    """A worker started as a new interpreter (it imports the pipeline on its first file), its
+    two pipe ends passed by descriptor; the function that kills and reaps it.  Not a
+    multiprocessing child: a daemonic process may have none (a Dask nanny's worker is one), and
+    a fork of a threaded one copies one thread of many with the others' locks held."""
+    import subprocess
+    import sys
 
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["legalog.surfaces.batch"])
-    child = context.Process(target=_serve, args=(requests, replies), daemon=True)
-    child.start()
+    env = dict(os.environ)  # legalog importable in the child as here, however it was found
+    home = str(Path(__file__).resolve().parents[2])  # the folder holding the legalog package
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (home, env.get("PYTHONPATH")) if p)
+    fds = (requests.fileno(), replies.fileno())
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SPAWNED, *map(str, fds)],
+        pass_fds=fds,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
 
     def stop() -> None:
         child.kill()
-        child.join()
+        child.wait()
 
     return stop
+
+
+_SPAWNED = (
+    "import sys; from legalog.surfaces.batch import serve_descriptors; serve_descriptors(*sys.argv[1:])"
+)
+
+
+def serve_descriptors(requests: str, replies: str) -> None:
+    """A spawned worker's loop (`_start_spawned`), on the pipe ends it inherited."""
+    from multiprocessing.connection import Connection
+
+    _serve(Connection(int(requests), writable=False), Connection(int(replies), readable=False))
 
 
 def _serve(requests: Connection, replies: Connection) -> None:

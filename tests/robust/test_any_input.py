@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing
+import multiprocessing.queues
 import os
 import subprocess
 import sys
@@ -480,8 +482,8 @@ def test_every_reproducer_in_the_fuzz_folder_is_decided_with_a_clean_stderr() ->
 def test_a_threaded_process_never_forks_itself_for_the_time_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With other threads running (a Dask worker, a thread pool) the timed worker comes from a
-    single-threaded fork server: no `os.fork` here, no warning, and the limit still holds.  As in
+    """With other threads running (a Dask worker, a thread pool) the timed worker is a new
+    interpreter: no `os.fork` here, no warning, and the limit still holds.  As in
     a process without threads, one worker serves the files one after another, and the one killed
     at a deadline is replaced."""
     from legalog.surfaces import batch
@@ -493,14 +495,14 @@ def test_a_threaded_process_never_forks_itself_for_the_time_limit(
         raise AssertionError("os.fork in a threaded process")
 
     started: list[object] = []
-    real_start = batch._start_from_fork_server
+    real_start = batch._start_spawned
 
     def start(*ends):  # type: ignore[no-untyped-def]
         started.append(ends)
         return real_start(*ends)
 
     monkeypatch.setattr(os, "fork", refuse)
-    monkeypatch.setattr(batch, "_start_from_fork_server", start)
+    monkeypatch.setattr(batch, "_start_spawned", start)
     quick, slow = tmp_path / "quick.py", tmp_path / "slow.py"
     quick.write_text(ROW_SHIFT)
     slow.write_text(graph_chain("renames", 10_000))
@@ -521,3 +523,35 @@ def test_a_threaded_process_never_forks_itself_for_the_time_limit(
     assert first == ["rewritten", "rewritten"] and after == "rewritten"
     assert [d.code for d in stopped.diagnostics] == ["TIMEOUT"]
     assert len(started) == 2
+
+
+def _daemonic_threaded_check(path: str, out: multiprocessing.queues.Queue) -> None:  # type: ignore[type-arg]
+    from legalog.surfaces.batch import Job, analyse_job
+    from legalog.surfaces.dumps import Target
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        result = analyse_job(Job(Target(path), timeout=60))
+        out.put((result.status, [d.code for d in result.diagnostics]))
+    except BaseException as err:  # said to the test, not lost with the process
+        out.put(("raised", [repr(err)]))
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_a_daemonic_threaded_process_still_gets_a_time_limited_worker(tmp_path: Path) -> None:
+    """A Dask nanny's worker is a daemonic process with threads, and a daemonic process may start
+    no multiprocessing child: the timed worker is a spawned interpreter, so the file is analysed
+    (no INTERNAL entry, no `daemonic processes are not allowed to have children`)."""
+    dump = tmp_path / "row_shift.py"
+    dump.write_text(ROW_SHIFT)
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    process = context.Process(target=_daemonic_threaded_check, args=(str(dump), out), daemon=True)
+    process.start()
+    status, codes = out.get(timeout=120)
+    process.join(timeout=30)
+    assert status == "rewritten" and "INTERNAL" not in codes, codes
