@@ -252,15 +252,24 @@ def _transform(name: str, chosen: tuple[PassName, ...], runtime: str | Any | Non
         )
     if analysis.status == "legal":
         return program  # nothing changed: keep PyPTO's own nodes and spans
-    return _reparse(name, analysis.legalized_text() or "")
+    return _reparse(name, analysis.legalized_text() or "", program)
 
 
-def _reparse(name: str, text: str) -> Any:
+def _reparse(name: str, text: str, program: Any) -> Any:
+    """The rewrite as a PyPTO Program.  Where this PyPTO's parser takes a `source_map`, each
+    statement that binds a name the input already bound keeps the input's span, so what later
+    passes and codegen report still points at the user's own source; what the pass added (a
+    call site's hoisted value, a guard) is placed in the printed output."""
+    import inspect
+
     import pypto
     import pypto.language as pl
 
+    extra = {}
+    if "source_map" in inspect.signature(pl.parse).parameters:
+        extra["source_map"] = _source_map(program, text)
     try:
-        return pl.parse(text, filename=f"<{name} output>")
+        return pl.parse(text, filename=f"<{name} output>", **extra)
     except Exception as err:  # any parser failure here is legalog's, and said so
         raise pypto.InternalError(
             f"{name} (legalog): PyPTO's parser rejects legalog's rewrite: {type(err).__name__}: {err}"
@@ -337,6 +346,25 @@ def _user_sources(program: Any, errors: tuple[Diagnostic, ...], text: str) -> tu
     return tuple(out)
 
 
+def _source_map(program: Any, text: str) -> dict[int, tuple[str, int, int]]:
+    """Line of `text` -> (file, line, column) of the input's binding of the name that line binds
+    in the same function (a `def` line: the function's own span)."""
+    out: dict[int, tuple[str, int, int]] = {}
+    spans: dict[str, Any] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if header := _DEF.match(line):
+            fn = program.get_function(header.group(1))
+            spans = _binding_spans(fn) if fn is not None else {}
+            span = fn.span if fn is not None else None
+        else:
+            bound = _BINDING.match(line)
+            span = spans.get(bound.group(1)) if bound else None
+        if span is not None and span.is_valid():
+            out[number] = (span.filename, span.begin_line, span.begin_column)
+    return out
+
+
+_DEF = re.compile(r"\s*def\s+([A-Za-z_]\w*)\s*\(")
 # the name a printed statement binds: `name: type = ...` or `name = ...`
 _BINDING = re.compile(r"\s*([A-Za-z_]\w*)\s*[:=]")
 

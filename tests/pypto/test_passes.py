@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 from collections.abc import Callable
@@ -196,6 +197,45 @@ def test_a_rejection_names_the_users_own_source_file_and_line(
         # line legalog itself reports when it reads model.py
         assert int(where.split(":")[-2]) == mine.line, (d, where, mine)
         assert f"in your source: {where}" in str(err)
+
+
+def test_a_rewrite_keeps_the_users_spans_on_what_it_did_not_add(
+    pypto: SimpleNamespace, hbg: Callable[..., Any], tmp_path: Path
+) -> None:
+    """After a rewrite, a statement binding a name the input bound keeps the input's span (the
+    user's file and line), so later passes and codegen still point there; what the pass added
+    (the hoisted values' bindings at the call site) is placed in its printed output."""
+    source = tmp_path / "model.py"
+    source.write_text((GRAPH / "a01_row_shift.graph_input.py").read_text())
+    program = pypto.pl.loads_program(str(source))
+    if "source_map" not in inspect.signature(pypto.pl.parse).parameters:
+        pytest.skip("this PyPTO's parser takes no source_map")
+    before = _assign_spans(pypto, program)
+    with hbg():
+        after = _assign_spans(pypto, lp.legalize_graph_boundary()(program))
+    kept = {k: v for k, v in after.items() if k in before}
+    added = {k: v for k, v in after.items() if k not in before}
+    assert kept and added, (before, after)
+    assert kept == {k: before[k] for k in kept}
+    assert all(not f.startswith(str(source)) for f, _line in added.values()), added
+
+
+def _assign_spans(pypto: SimpleNamespace, program: Any) -> dict[tuple[str, str], tuple[str, int]]:
+    """(function, bound name) -> (file, line) of every assignment of `program`."""
+    found: dict[tuple[str, str], tuple[str, int]] = {}
+
+    class Spans(pypto.ir.IRVisitor):  # type: ignore[misc, name-defined]
+        def __init__(self, fn: str) -> None:
+            super().__init__()
+            self.fn = fn
+
+        def visit_assign_stmt(self, op: Any) -> None:
+            found.setdefault((self.fn, op.var.name_hint), (op.span.filename, op.span.begin_line))
+            super().visit_assign_stmt(op)
+
+    for fn in program.functions.values():
+        Spans(fn.name).visit_stmt(fn.body)
+    return found
 
 
 def test_runtime_comes_from_the_pass_context_unless_given(
