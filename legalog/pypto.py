@@ -260,14 +260,10 @@ def _reparse(name: str, text: str, program: Any) -> Any:
     statement that binds a name the input already bound keeps the input's span, so what later
     passes and codegen report still points at the user's own source; what the pass added (a
     call site's hoisted value, a guard) is placed in the printed output."""
-    import inspect
-
     import pypto
     import pypto.language as pl
 
-    extra = {}
-    if "source_map" in inspect.signature(pl.parse).parameters:
-        extra["source_map"] = _source_map(program, text)
+    extra = {"source_map": _source_map(program, text)} if _parse_takes_source_map() else {}
     try:
         return pl.parse(text, filename=f"<{name} output>", **extra)
     except Exception as err:  # any parser failure here is legalog's, and said so
@@ -344,6 +340,16 @@ def _user_sources(program: Any, errors: tuple[Diagnostic, ...], text: str) -> tu
         span = next((bound[fn.name][n] for n in names if n in bound[fn.name]), fn.span)
         out.append(f"{span.filename}:{span.begin_line}:{span.begin_column}" if span.is_valid() else None)
     return tuple(out)
+
+
+@functools.cache
+def _parse_takes_source_map() -> bool:
+    """Whether this PyPTO's `pl.parse` takes a `source_map` (later versions): asked once."""
+    import inspect
+
+    import pypto.language as pl
+
+    return "source_map" in inspect.signature(pl.parse).parameters
 
 
 def _source_map(program: Any, text: str) -> dict[int, tuple[str, int, int]]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -15,6 +17,28 @@ os.environ["LEGALOG_CACHE_DIR"] = tempfile.mkdtemp(prefix="legalog-test-cache-")
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
+
+
+# `legalog` run from this checkout, with no result cache
+CLI_ENV = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
+
+
+def legalog_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """`python -m legalog ARGS` as a user runs it; a traceback in what it prints fails the test
+    (a crash is never reported as an answer)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "legalog", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    return result
 
 
 def corpus_files() -> list[Path]:

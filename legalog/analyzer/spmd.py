@@ -382,6 +382,19 @@ def describe(cex: Mapping[str, int]) -> str:
     return f"{head} when {', '.join(rest)}" if rest else head
 
 
+def _guard_note(what: str, count_text: str, verdict: Verdict) -> str:
+    """SP310's message, for a launch or a scope: why its count is not proven, and the guard."""
+    why = (
+        describe(verdict.counterexample)
+        if verdict.outcome == "refuted"
+        else f"core_num >= 1 is unproven: {verdict.reason}"
+    )
+    return (
+        f"{what} may have a non-positive core_num `{count_text}` ({why}); guarded with "
+        "`if core_num > 0`, the empty path keeps the caller's output tensors."
+    )
+
+
 # -------------------------------------------------------------------------------------- decide
 
 
@@ -576,17 +589,7 @@ def _decide_scope(
         )
         return decision, [diag("SP302", message)]
     cex = verdict.counterexample if verdict.outcome == "refuted" else None
-    why = (
-        describe(verdict.counterexample)
-        if cex is not None
-        else f"core_num >= 1 is unproven: {verdict.reason}"
-    )
-    info = diag(
-        "SP310",
-        f"spmd scope '{callee}' may have a non-positive core_num `{count_text}` ({why}); guarded "
-        "with `if core_num > 0`, the empty path keeps the caller's output tensors.",
-        fixable=True,
-    )
+    info = diag("SP310", _guard_note(f"spmd scope '{callee}'", count_text, verdict), fixable=True)
     decision = LaunchDecision(
         **base,  # type: ignore[arg-type]
         outcome="guarded",
@@ -746,17 +749,7 @@ def _decide_one(
             slots=slots,
             missing_outputs=tuple(missing),
         ), diags
-    why = (
-        describe(verdict.counterexample)
-        if cex is not None
-        else f"core_num >= 1 is unproven: {verdict.reason}"
-    )
-    info = diag(
-        "SP310",
-        f"launch '{op}' may have a non-positive core_num `{count_text}` ({why}); guarded with "
-        f"`if core_num > 0`, the empty path keeps the caller's output tensors.",
-        fixable=True,
-    )
+    info = diag("SP310", _guard_note(f"launch '{op}'", count_text, verdict), fixable=True)
     tuple_result = form != "call" or _return_count(callee) > 1
     decision = LaunchDecision(
         **base,  # type: ignore[arg-type]

@@ -6,31 +6,20 @@ file whose errors are all ignored says so."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import CLI_ENV, legalog_cli
+
 REPO = Path(__file__).resolve().parents[2]
 ROW_SHIFT, MIXED = REPO / "examples" / "row_shift.py", REPO / "examples" / "mixed_offsets.py"
-ENV = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "legalog", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=ENV,
-        timeout=600,
-        check=False,
-    )
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
-    return result
+    return legalog_cli(*args, cwd=cwd, env=CLI_ENV)
 
 
 def codes(result: subprocess.CompletedProcess[str]) -> dict[str, list[str]]:

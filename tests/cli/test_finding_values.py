@@ -6,31 +6,18 @@ and the parameter."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import CORPUS
+from tests.conftest import CLI_ENV, CORPUS, legalog_cli
 
 REPO = Path(__file__).resolve().parents[2]
 ROW_SHIFT = REPO / "examples" / "row_shift.py"
 FRONTEND = CORPUS / "graph" / "a04_weight_window.frontend.py"  # a frontend dump: `y` is bound three times
-ENV = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "legalog", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=ENV,
-        timeout=600,
-        check=False,
-    )
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
-    return result
+    return legalog_cli(*args, cwd=REPO, env=CLI_ENV)
 
 
 def test_why_an_unknown_variable_lists_every_value_with_its_line() -> None:

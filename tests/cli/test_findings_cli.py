@@ -9,11 +9,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
+
+from tests.conftest import legalog_cli
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -29,17 +30,7 @@ KEPT = CASES / "a12_constant_trip_loop_offset.py"  # a value kept in place (repl
 def run(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "legalog", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=600,
-        env=env,
-        check=False,
-    )
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
-    return result
+    return legalog_cli(*args, cwd=cwd, env=env)
 
 
 def check_json(*args: str) -> list[dict]:

@@ -18,6 +18,8 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 
+from tests.conftest import legalog_cli
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 ROW_SHIFT, MIXED = EXAMPLES / "row_shift.py", EXAMPLES / "mixed_offsets.py"
@@ -28,17 +30,7 @@ ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR
 
 
 def run(*args: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "legalog", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=600,
-        env={**ENV, **(env or {})},
-        check=False,
-    )
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
-    return result
+    return legalog_cli(*args, cwd=cwd, env={**ENV, **(env or {})})
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,9 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.conftest import CLI_ENV, legalog_cli
 
 REPO = Path(__file__).resolve().parents[2]
 ROW_SHIFT = REPO / "examples" / "row_shift.py"
@@ -17,18 +18,7 @@ SUMMARY = "1 file: 1 rewritten\nGB201: 1\n[*] 1 fixable with `legalog fix`\n"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
-    result = subprocess.run(
-        [sys.executable, "-m", "legalog", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=600,
-        env=env,
-        check=False,
-    )
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
-    return result
+    return legalog_cli(*args, cwd=cwd, env=CLI_ENV)
 
 
 def mode(path: Path) -> int:

@@ -6,35 +6,22 @@ carries its end."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import unquote
 
 import jsonschema
 import pytest
 
-from tests.conftest import CORPUS
+from tests.conftest import CLI_ENV, CORPUS, legalog_cli
 
 REPO = Path(__file__).resolve().parents[2]
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text())
-ENV = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
 
 
 def legalog(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "legalog", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=ENV,
-        timeout=900,
-        check=False,
-    )
-    assert "Traceback" not in result.stderr, result.stderr
-    return result
+    return legalog_cli(*args, cwd=cwd, env=CLI_ENV, timeout=900)
 
 
 @pytest.fixture(scope="module")
