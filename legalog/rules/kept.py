@@ -14,7 +14,6 @@ write there can already forge a result); what a planted file cannot do is run co
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import os
 import pickle
@@ -22,6 +21,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from legalog.digest import sha256
 from legalog.home import cache_dir
 from legalog.version import __version__
 
@@ -31,7 +31,7 @@ _MAGIC = b"legalog rule program\n"
 
 def key(parts: Iterable[str]) -> str:
     """The name of what `parts` describe, with this build and this Python in it."""
-    digest = hashlib.sha256(f"legalog {__version__} format {_FORMAT} python {sys.version_info[:2]}".encode())
+    digest = sha256(f"legalog {__version__} format {_FORMAT} python {sys.version_info[:2]}".encode())
     for part in parts:
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()
@@ -49,10 +49,7 @@ def read(k: str, allowed: Mapping[str, frozenset[str]]) -> object | None:
         return None
     head = _MAGIC + k.encode() + b"\n"
     body = data[len(head) + 64 :]
-    if (
-        not data.startswith(head)
-        or data[len(head) : len(head) + 64] != hashlib.sha256(body).hexdigest().encode()
-    ):
+    if not data.startswith(head) or data[len(head) : len(head) + 64] != sha256(body).hexdigest().encode():
         return None
     try:
         return _Restricted(io.BytesIO(body), allowed).load()
@@ -67,7 +64,7 @@ def write(k: str, value: object) -> None:
     tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}-{path.name}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(_MAGIC + k.encode() + b"\n" + hashlib.sha256(body).hexdigest().encode() + body)
+        tmp.write_bytes(_MAGIC + k.encode() + b"\n" + sha256(body).hexdigest().encode() + body)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import os
 import tempfile
@@ -30,6 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from legalog.digest import sha256
 from legalog.home import cache_dir
 from legalog.rules.choice import resolve_engine
 
@@ -67,19 +67,19 @@ def fingerprint() -> str:
     """legalog's version plus a hash of every source and rule file of the package (once per process)."""
     from legalog.version import __version__
 
-    digest = hashlib.sha256(f"legalog {__version__} format {_FORMAT}\n".encode())
+    digest = sha256(f"legalog {__version__} format {_FORMAT}\n".encode())
     for path in sorted(p for ext in ("*.py", "*.pyd") for p in _PACKAGE.rglob(ext)):
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + hashlib.sha256(data).digest())
+        digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + sha256(data).digest())
     return digest.hexdigest()
 
 
 def key(data: bytes, options: Mapping[str, Any]) -> str:
     """The entry name for these dump bytes under these options."""
-    digest = hashlib.sha256(fingerprint().encode() + b"\0")
+    digest = sha256(fingerprint().encode() + b"\0")
     digest.update(json.dumps(dict(options), sort_keys=True, default=str).encode() + b"\0")
     digest.update(data)
     return digest.hexdigest()
@@ -105,7 +105,7 @@ def load(k: str, root: Path | str | None = None) -> dict | None:
 
 
 def _checksum(payload: Mapping[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    return sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
 def store(k: str, payload: Mapping[str, Any], root: Path | str | None = None) -> bool:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import errno
-import hashlib
 import os
 import stat
 import tempfile
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from legalog.digest import sha256
 from legalog.facts.store import current_umask
 from legalog.ir.errors import ParseError
 from legalog.ir.parser import parse
@@ -162,7 +162,7 @@ def reread_mismatch(original: str, text: str, edits: Sequence[EditModel]) -> str
 
 
 def text_digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256(text.encode("utf-8")).hexdigest()
 
 
 def digests(targets: Sequence[Target]) -> dict[str, str]:

@@ -17,10 +17,10 @@ terminal raw.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 
+from legalog.digest import sha256
 from legalog.surfaces.report import DiagnosticModel, FileModel
 
 FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab", "junit")
@@ -123,7 +123,7 @@ def gitlab_issues(f: FileModel) -> list[dict]:
     for d in f.diagnostics:
         key = "\0".join((source, d.code, d.function or "", d.subject or "", d.message))
         seen[key] = seen.get(key, 0) + 1
-        fingerprint = hashlib.sha256(f"{key}\0{seen[key]}".encode()).hexdigest()
+        fingerprint = sha256(f"{key}\0{seen[key]}".encode()).hexdigest()
         out.append(
             {
                 "description": f"{d.code}{_mark(d)} {d.message}",

@@ -19,6 +19,7 @@ RANKS = {
     "version": 0,
     "home": 0,  # where legalog keeps its own files (the cache folder): read by rules and surfaces
     "digraph": 0,
+    "digest": 0,  # SHA-256 without OpenSSL: keys and checksums of rules and surfaces
     "ir": 1,
     "facts": 2,
     "extractor": 3,

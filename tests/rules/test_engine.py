@@ -210,3 +210,15 @@ def test_two_programs_share_a_thread_without_interference() -> None:
     a = evaluate(closure, {"edge": [("a", "b")]})
     b = evaluate(other, {"edge": [("x", "y")]})
     assert a["reach"] == {("a", "b")} and b["reach"] == {("x",)}
+
+
+def test_only_a_large_evaluation_hands_its_freed_memory_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    from legalog.rules.backends import clingo
+
+    trims: list[int] = []
+    monkeypatch.setattr(clingo, "return_freed_memory", lambda: trims.append(1))
+    rules = RuleProgram.from_texts({"copy.pyd": "# t\np(X) <= q(X)\n"})
+    small = evaluate(rules, {"q": [(i,) for i in range(100)]}, engine="clingo")
+    assert len(small["p"]) == 100 and trims == []
+    large = evaluate(rules, {"q": [(i,) for i in range(clingo._LARGE)]}, engine="clingo")
+    assert len(large["p"]) == clingo._LARGE and trims == [1]
