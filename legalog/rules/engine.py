@@ -133,5 +133,5 @@ def given_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Der
     """The input relations of `rules` alone, as an evaluation that derived nothing would hold
     them (no engine runs); a derived relation is absent, and reading one is a KeyError."""
     checked = validate_facts(rules, facts)
-    given = {name: frozenset(rows) for name, rows in checked.items() if name not in rules.derived}
+    given = {name: rows for name, rows in checked.items() if name not in rules.derived}
     return Derived({**dict.fromkeys(rules.inputs, frozenset()), **given})

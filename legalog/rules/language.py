@@ -1141,14 +1141,15 @@ def _literal_text(lit: Literal | Comparison, functions: frozenset[str], names: M
 # --------------------------------------------------------------------------- facts
 
 
-def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> dict[str, set[Row]]:
-    """Checks names, arities and column types; returns name -> distinct rows.
+def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> dict[str, frozenset[Row]]:
+    """Checks names, arities and column types; returns name -> distinct rows (as an answer holds
+    them: an engine hands the input relations back without another copy).
 
     The same checks stand in front of every engine, so a fact set one engine refuses the
     other refuses too.  A relation is checked whole at C speed (the types of its rows, their
     lengths, the types of their values); only a failing one is walked row by row, for the message.
     """
-    checked: dict[str, set[Row]] = {}
+    checked: dict[str, frozenset[Row]] = {}
     for name, rows in facts.items():
         if not isinstance(name, str) or not name.isidentifier() or _is_variable(name):
             raise FactError(f"relation name {name!r} is not a lower-case identifier")
@@ -1167,7 +1168,7 @@ def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> 
             or not set(map(type, itertools.chain.from_iterable(listed))) <= {str, int}
         ):
             _refuse(name, rel, listed)
-        checked[name] = set(listed)
+        checked[name] = frozenset(listed)
     return checked
 
 

@@ -141,6 +141,11 @@ class _Program:
     mentioned: frozenset[str]  # relations the kept rules read: the only facts clingo needs
     numeric: Mapping[str, frozenset[int]]  # relation -> columns the kept rules order or compute with
 
+    @functools.cached_property
+    def handles(self) -> tuple[object, ...]:
+        """The statements' C handles (kept alive by `statements`), for the builder's C call."""
+        return tuple(statement._rep for statement in self.statements)
+
 
 @dataclass(frozen=True)
 class _Translated:
@@ -278,14 +283,14 @@ class _FactLoader:
         _check(_lib.clingo_control_backend(control._rep, backend_p))
         self.backend = backend_p[0]
 
-    def load(self, program: _Program, facts: Mapping[str, set[Row]]) -> None:
+    def load(self, program: _Program, facts: Mapping[str, frozenset[Row]]) -> None:
         _check(_lib.clingo_backend_begin(self.backend))
         for name, rows in facts.items():
             if name in program.mentioned and rows:
                 self.relation(name, rows, program.numeric.get(name, frozenset()))
         _check(_lib.clingo_backend_end(self.backend))
 
-    def relation(self, name: str, rows: set[Row], numeric: frozenset[int]) -> None:
+    def relation(self, name: str, rows: frozenset[Row], numeric: frozenset[int]) -> None:
         """One relation's rows: every value's symbol looked up in one C-level pass into one
         array, then three C calls a row (make the atom, add it, make it a fact)."""
         ordered = list(rows)
@@ -421,11 +426,12 @@ def _check_sums(program: _Program, symbols: Mapping[str, list[int]], decoder: _D
             raise Inexact(f"a #sum over {guard.relation} could leave clingo's 32 bits")
 
 
-def _solve(program: _Program, facts: Mapping[str, set[Row]]) -> dict[str, list[int]]:
+def _solve(program: _Program, facts: Mapping[str, frozenset[Row]]) -> dict[str, list[int]]:
     control = clingo.Control(["--warn=none", "--models=2"])
     with ast.ProgramBuilder(control) as builder:
-        for statement in program.statements:
-            builder.add(statement)
+        add, to = _lib.clingo_program_builder_add, builder._rep
+        for statement in program.handles:  # the C call `builder.add` wraps, without its wrapper
+            _check(add(to, statement))
     _FactLoader(control).load(program, facts)
     control.ground([("base", [])], context=_Context())
     with control.solve(yield_=True) as handle:
@@ -437,6 +443,17 @@ def _solve(program: _Program, facts: Mapping[str, set[Row]]) -> dict[str, list[i
         if next(models, None) is not None:
             raise RuleError("clingo found a second model: the program is not stratified")
     return symbols
+
+
+@functools.lru_cache(maxsize=256)
+def _selection(
+    rules: RuleProgram, outputs: frozenset[str] | None, leave_out: frozenset[str], fired: tuple[int, ...]
+) -> tuple[frozenset[str], tuple[int, ...]]:
+    """The relations an evaluation computes and the rules it grounds: the same few keys recur
+    (a pass and its verifier, over programs of one shape), and the walk is a tenth of a 1 KB
+    dump's evaluation."""
+    wanted = rules.closure(outputs) - leave_out
+    return wanted, tuple(i for i in fired if rules.rules[i].head.relation in wanted)
 
 
 def evaluate(
@@ -452,16 +469,15 @@ def evaluate(
     is in the answer (empty where no rule fired), but those in `leave_out`, whose rules are not
     run at all (another engine computes them; nothing outside them may read them)."""
     checked = validate_facts(rules, facts)
-    wanted = rules.closure(outputs) - leave_out
     fired = rules.firable(checked) if firable is None else firable  # the caller's work test found it
-    kept = tuple(i for i in fired if rules.rules[i].head.relation in wanted)
+    wanted, kept = _selection(rules, outputs, leave_out, fired)
     program = _program(rules, kept, frozenset(n for n in wanted if checked.get(n)))
     symbols = _solve(program, checked) if program.shown else {}
     if sum(map(len, checked.values())) >= _LARGE:
         return_freed_memory()  # the freed Control's grounder memory, before the next stage piles on
     decoder = _Decoder()
     _check_sums(program, symbols, decoder)
-    given = {name: frozenset(rows) for name, rows in checked.items() if name not in rules.derived}
+    given = {name: rows for name, rows in checked.items() if name not in rules.derived}
     empty = dict.fromkeys(
         (rules.inputs.keys() - given.keys()) | (wanted - program.shown.keys()), frozenset[Row]()
     )

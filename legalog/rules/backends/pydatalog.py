@@ -279,15 +279,15 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derive
     with database.lock, _active(database.logic), _rare_collections():
         try:
             db = database.logic.Db
-            for name, rows in checked.items():
+            for name, given in checked.items():
                 pred = db.get(database.pred_ids.get(name))
                 if pred is None:
-                    arity = len(next(iter(rows))) if rows else rules.inputs.get(name, 0)
+                    arity = len(next(iter(given))) if given else rules.inputs.get(name, 0)
                     pred = pyEngine.insert(pyEngine.Pred(name, arity))
                     pred.prearity = arity
                     _clear_pred(pred)
-                _store_rows(pred, rows, consts)
-                result[name] = frozenset(rows)
+                _store_rows(pred, given, consts)
+                result[name] = given
             for scc in database.order:
                 for pred_id in scc:
                     pred = db[pred_id]
