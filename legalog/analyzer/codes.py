@@ -129,6 +129,13 @@ CODES: dict[str, CodeInfo] = {
             "PyPTO's parser reads only source Python compiles, and legalog never writes back what it does not",
         ),
         CodeInfo(
+            "IR411",
+            "python-loop",
+            "a `for` loop iterates over something other than a PyPTO loop (`pl.range`, `pl.parallel`, `pl.unroll`, `pl.pipeline`, `pl.while_`, `pl.spmd`, `pl.split_aiv`)",
+            "iterate over the PyPTO loop the body means (`for i in pl.range(n):`); a Python loop is no IR",
+            "PyPTO's parser refuses it (`For loop must use pl.range(), pl.parallel(), ...`): a dump PyPTO printed holds no other loop",
+        ),
+        CodeInfo(
             "IR410",
             "header-name-mismatch",
             "the `# pypto.program:` header names another program than the class",

@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
 from legalog.ir.fold import INT_DTYPES, fold, in_int64
-from legalog.ir.model import Assign, BinOp, Call, Const, Expr, Program, Span, UnaryOp
-from legalog.ir.patterns import call_target, core_num, is_yield
+from legalog.ir.model import Assign, BinOp, Call, Const, Expr, For, Program, Span, UnaryOp
+from legalog.ir.patterns import call_target, core_num, is_loop_iterator, is_yield
 from legalog.ir.transform import node_fields, walk_stmts
 
 _OUTPUT_DIRECTIONS = ("Out", "InOut")
@@ -44,6 +44,7 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
         *_recursion(program, sites),
         *_integers(program, bodies),
         *_unannotated(program),
+        *_python_loops(program),
         *_refused(program),
         *_header(program),
         *_core_nums(program, bodies),
@@ -247,6 +248,25 @@ def _unannotated(program: Program) -> Iterator[Diagnostic]:
                     "annotation, so the pass cannot type (or hoist) it",
                     fn.name,
                     stmt.targets[0],
+                )
+
+
+# ---------------------------------------------------------------------------- Python loops
+
+
+def _python_loops(program: Program) -> Iterator[Diagnostic]:
+    """A `for` over anything but a PyPTO loop (`for x in xs:`, `for i in range(4):`): PyPTO's
+    parser refuses it at the iterator, and versioning would have no iteration arguments to carry
+    what the body rebinds."""
+    for fn in program.functions:
+        for stmt in walk_stmts(fn.body):
+            if isinstance(stmt, For) and not is_loop_iterator(stmt.iterable):
+                yield _at(
+                    "IR411",
+                    stmt.iterable.span,
+                    f"a `for` loop in `{fn.name}` iterates over a Python value, not a PyPTO loop "
+                    f"(`{program.prefix}.range(...)`, `{program.prefix}.while_(...)`, ...)",
+                    fn.name,
                 )
 
 

@@ -16,6 +16,7 @@ from legalog.ir.model import Assign, Call, DictExpr, Dotted, Expr, Stmt, With
 
 __all__ = [
     "DEFAULT_PREFIX",
+    "LOOP_ITERATORS",
     "LOOP_KINDS",
     "CallTarget",
     "LaunchForm",
@@ -26,6 +27,7 @@ __all__ = [
     "group_call",
     "is_dim_query",
     "is_kernel_scope",
+    "is_loop_iterator",
     "is_yield",
     "loop_kind",
     "scalar_builtin",
@@ -43,6 +45,10 @@ ScalarBuiltin: TypeAlias = Literal["min", "max", "abs", "cast"]
 
 # `pl.range(...)` and its scheduling variants are counted loops; `pl.while_` is not.
 LOOP_KINDS = frozenset({"range", "parallel", "unroll", "pipeline"})
+# What PyPTO's parser takes as a loop's iterator, `for ... in <x>.<name>(...)` (it reads the
+# attribute's name alone, whatever is before the dot); any other `for` it refuses
+# (ast_parser.py, `_validate_for_loop_iterator`: "For loop must use pl.range(), ...").
+LOOP_ITERATORS = LOOP_KINDS | {"while_", "spmd", "split_aiv"}
 _SUBMITS: dict[str, LaunchForm] = {"submit": "submit", "spmd_submit": "spmd_submit"}
 # `self.call_group(group, ...)` calls a function group of older dumps (corpus/SOURCES.md), not a
 # function named `call_group`.
@@ -130,6 +136,14 @@ def yielded(stmt: Stmt | None, prefix: str) -> tuple[Expr, ...] | None:
         assert isinstance(stmt.value, Call)
         return stmt.value.args
     return None
+
+
+def is_loop_iterator(iterable: Expr) -> bool:
+    """Whether PyPTO's parser reads `for ... in iterable:` as a loop (`LOOP_ITERATORS`)."""
+    if not isinstance(iterable, Call):
+        return False
+    _, dot, name = iterable.func.rpartition(".")
+    return bool(dot) and name in LOOP_ITERATORS
 
 
 def loop_kind(iterable: Expr, prefix: str) -> str | None:
