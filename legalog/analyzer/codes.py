@@ -136,6 +136,13 @@ CODES: dict[str, CodeInfo] = {
             "PyPTO's parser refuses it (`For loop must use pl.range(), pl.parallel(), ...`): a dump PyPTO printed holds no other loop",
         ),
         CodeInfo(
+            "IR412",
+            "loop-carry-mismatch",
+            "a loop's iteration arguments, its `init_values` and the names its `pl.yield_` binds do not match one to one",
+            "give the loop one iteration argument per initial value (`for i, (a, b) in pl.range(n, init_values=(a0, b0)):`) and bind one result per iteration argument (`a1, b1 = pl.yield_(a, b)`)",
+            "PyPTO's parser refuses it (`Mismatch: N iter_args but M init_values`, `For loop has N iteration arguments but M return variables`): each carried value needs its start, its slot and its result",
+        ),
+        CodeInfo(
             "IR410",
             "header-name-mismatch",
             "the `# pypto.program:` header names another program than the class",

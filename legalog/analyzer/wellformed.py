@@ -25,8 +25,31 @@ from collections.abc import Iterator
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
 from legalog.ir.fold import INT_DTYPES, fold, in_int64
-from legalog.ir.model import Assign, BinOp, Call, Const, Expr, For, Program, Span, UnaryOp
-from legalog.ir.patterns import call_target, core_num, is_loop_iterator, is_yield
+from legalog.ir.model import (
+    Assign,
+    BinOp,
+    Call,
+    Const,
+    Expr,
+    ExprStmt,
+    For,
+    ListExpr,
+    Program,
+    Span,
+    Stmt,
+    TupleExpr,
+    UnaryOp,
+    With,
+)
+from legalog.ir.patterns import (
+    LOOP_KINDS,
+    call_target,
+    core_num,
+    is_loop_iterator,
+    is_yield,
+    loop_kind,
+    yielded,
+)
 from legalog.ir.transform import node_fields, walk_stmts
 
 _OUTPUT_DIRECTIONS = ("Out", "InOut")
@@ -45,6 +68,7 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
         *_integers(program, bodies),
         *_unannotated(program),
         *_python_loops(program),
+        *_loop_carries(program),
         *_refused(program),
         *_header(program),
         *_core_nums(program, bodies),
@@ -268,6 +292,55 @@ def _python_loops(program: Program) -> Iterator[Diagnostic]:
                     f"(`{program.prefix}.range(...)`, `{program.prefix}.while_(...)`, ...)",
                     fn.name,
                 )
+
+
+def _loop_carries(program: Program) -> Iterator[Diagnostic]:
+    """A counted or `pl.while_` loop whose carried values do not pair up, as PyPTO's parser
+    checks them: one iteration argument per initial value (a carried target needs
+    `init_values`, `init_values` a carried target), and, where the body yields by assignment,
+    one bound result per iteration argument; with `init_values`, no bare `pl.yield_(...)`.  The
+    facts pair the three positionally: unmatched, the rules would carry the wrong value."""
+    prefix = program.prefix
+    for fn in program.functions:
+        for stmt in walk_stmts(fn.body):
+            if not isinstance(stmt, For) or not isinstance(stmt.iterable, Call):
+                continue
+            if loop_kind(stmt.iterable, prefix) not in (*LOOP_KINDS, "while_"):
+                continue
+            init = stmt.iterable.kwarg("init_values")
+            inits = init.elts if isinstance(init, (TupleExpr, ListExpr)) else None
+            at = init.span if init is not None else stmt.iterable.span
+            carried = stmt.carried and bool(stmt.iter_args)
+            if init is not None and inits is None:
+                why = "`init_values` is not a tuple or a list of initial values"
+            elif init is not None and not stmt.carried:
+                why = "the loop has `init_values` but its target carries no iteration arguments"
+            elif carried and len(stmt.iter_args) != len(inits or ()):
+                why = f"{len(stmt.iter_args)} iteration argument(s) but {len(inits or ())} initial value(s)"
+            elif (bare := _bare_yield(stmt.body, prefix)) is not None and inits:
+                why, at = "a bare `pl.yield_(...)` in a loop with `init_values` binds no result", bare.span
+            elif inits and (results := _yield_results(stmt.body, prefix)) and len(results) != len(inits):
+                why = f"{len(stmt.iter_args)} iteration argument(s) but its `pl.yield_` binds {len(results)} result(s)"
+            else:
+                continue
+            yield _at("IR412", at, f"a loop in `{fn.name}`: {why}", fn.name)
+
+
+def _loop_level(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
+    """A loop body's statements at the loop's own level: a scope (`with`) is no level of its
+    own for PyPTO's parser, a nested loop or branch is (it takes its own yields)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, With):
+            yield from _loop_level(stmt.body)
+
+
+def _yield_results(body: tuple[Stmt, ...], prefix: str) -> list[str]:
+    return [t for s in _loop_level(body) if yielded(s, prefix) is not None for t in s.targets]  # type: ignore[union-attr]
+
+
+def _bare_yield(body: tuple[Stmt, ...], prefix: str) -> ExprStmt | None:
+    return next((s for s in _loop_level(body) if isinstance(s, ExprStmt) and is_yield(s.value, prefix)), None)
 
 
 # ------------------------------------------------------------------ what the compiler refuses

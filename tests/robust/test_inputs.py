@@ -262,3 +262,69 @@ def test_constant_folding_beyond_int64_is_not_a_constant() -> None:
         product = BinOp("*", product, Call("max", (big, Const(1))))
     assert fold_constant(product) is None
     assert fold_constant(BinOp("*", Const(-4), Const(8))) == -32
+
+
+@pytest.mark.parametrize("iterable", ["range(8)", "xs", "self.shift(src, dst, 0)", "[0, 1, 2]"])
+def test_a_loop_over_a_python_value_is_refused_as_pyptos_parser_refuses_it(iterable: str) -> None:
+    text = ROW_SHIFT.replace("for i in pl.range(8):", f"for i in {iterable}:")
+    line = line_of(text, "for i in")
+    assert only(analyze(text), "IR411") == (line, text.splitlines()[line - 1].index(iterable) + 1)
+
+
+@pytest.mark.parametrize("iterator", ["range", "parallel", "unroll", "pipeline"])
+def test_every_pypto_loop_iterator_is_read(iterator: str) -> None:
+    text = ROW_SHIFT.replace("for i in pl.range(8):", f"for i in pl.{iterator}(8):")
+    assert analyze(text).status == "rewritten"
+
+
+CARRIED = """\
+        for i, (d,) in pl.range(8, init_values=(dst,)):
+            d_1: pl.Tensor[[128, 128], pl.FP32] = self.shift(src, d, i)
+            d_rv: pl.Tensor[[128, 128], pl.FP32] = pl.yield_(d_1)
+        return d_rv
+"""
+SIMPLE_LOOP = """\
+        for i in pl.range(8):
+            dst_3: pl.Tensor[[128, 128], pl.FP32] = self.shift(src, dst, i)
+        return dst
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "at"),
+    [
+        ("for i, (d,) in", "for i in", "init_values"),  # init_values without iteration arguments
+        (
+            "(d,) in pl.range(8, init_values=(dst,))",
+            "(d, e) in pl.range(8, init_values=(dst,))",
+            "init_values",
+        ),
+        ("pl.range(8, init_values=(dst,))", "pl.range(8)", "pl.range"),  # carried without init_values
+        (
+            "d_rv: pl.Tensor[[128, 128], pl.FP32] = pl.yield_(d_1)",
+            "d_rv, d_x = pl.yield_(d_1, d_1)",
+            "init_values",
+        ),
+        (
+            "d_rv: pl.Tensor[[128, 128], pl.FP32] = pl.yield_(d_1)",
+            "pl.yield_(d_1)",
+            "pl.yield_",
+        ),  # bare yield
+    ],
+)
+def test_a_loop_whose_carried_values_do_not_pair_up_is_refused(old: str, new: str, at: str) -> None:
+    carried = ROW_SHIFT.replace(SIMPLE_LOOP, CARRIED)
+    assert analyze(carried).status == "rewritten"  # the loop as PyPTO prints it
+    text = carried.replace(old, new)
+    line, _col = only(analyze(text), "IR412")
+    assert at in text.splitlines()[line - 1]
+
+
+def test_a_yield_in_a_loop_without_init_values_is_no_carry_mismatch() -> None:
+    """PyPTO's parser takes it (a simple loop's yield binds no carried value): no IR412."""
+    text = ROW_SHIFT.replace(
+        "            dst_3: pl.Tensor[[128, 128], pl.FP32] = self.shift(src, dst, i)\n",
+        "            dst_3: pl.Tensor[[128, 128], pl.FP32] = self.shift(src, dst, i)\n"
+        "            dst_4: pl.Tensor[[128, 128], pl.FP32] = pl.yield_(dst_3)\n",
+    )
+    assert "IR412" not in {d.code for d in analyze(text).diagnostics}
