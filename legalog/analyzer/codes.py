@@ -143,6 +143,14 @@ CODES: dict[str, CodeInfo] = {
             "PyPTO's parser refuses it (`Mismatch: N iter_args but M init_values`, `For loop has N iteration arguments but M return variables`): each carried value needs its start, its slot and its result",
         ),
         CodeInfo(
+            "IR413",
+            "undefined-name",
+            "a name is read where nothing binds it yet (no parameter, no earlier binding, no dimension or other name of the module)",
+            "bind the name before reading it, or make it a parameter; the dump as PyPTO printed it binds every name it reads",
+            "PyPTO's parser refuses it (`Undefined variable 'x'`), and the rules trace such a value to nothing; a warning, not a refusal, since older PyPTO printers wrote such reads into real dumps (corpus/06, a kernel returning its caller's result)",
+            "warning",
+        ),
+        CodeInfo(
             "IR410",
             "header-name-mismatch",
             "the `# pypto.program:` header names another program than the class",

@@ -26,6 +26,7 @@ from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
 from legalog.ir.fold import INT_DTYPES, fold, in_int64
 from legalog.ir.model import (
+    ArrayType,
     Assign,
     BinOp,
     Call,
@@ -33,18 +34,27 @@ from legalog.ir.model import (
     Expr,
     ExprStmt,
     For,
+    If,
     ListExpr,
+    Name,
+    OtherType,
     Program,
+    Return,
+    ScalarType,
     Span,
     Stmt,
+    TensorType,
     TupleExpr,
+    TupleType,
     UnaryOp,
+    While,
     With,
 )
 from legalog.ir.patterns import (
     LOOP_KINDS,
     call_target,
     core_num,
+    group_call,
     is_loop_iterator,
     is_yield,
     loop_kind,
@@ -69,6 +79,7 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
         *_unannotated(program),
         *_python_loops(program),
         *_loop_carries(program),
+        *_undefined_names(program),
         *_refused(program),
         *_header(program),
         *_core_nums(program, bodies),
@@ -341,6 +352,82 @@ def _yield_results(body: tuple[Stmt, ...], prefix: str) -> list[str]:
 
 def _bare_yield(body: tuple[Stmt, ...], prefix: str) -> ExprStmt | None:
     return next((s for s in _loop_level(body) if isinstance(s, ExprStmt) and is_yield(s.value, prefix)), None)
+
+
+# --------------------------------------------------------------------------- undefined names
+
+_TYPES = (ScalarType, TensorType, ArrayType, TupleType, OtherType)
+
+
+def _undefined_names(program: Program) -> Iterator[Diagnostic]:
+    """A name a statement reads before anything binds it (a warning: older printers wrote
+    such reads): PyPTO's parser resolves a name from its scopes, then from the module, and
+    refuses it otherwise.  Checked wide, never stricter
+    than the parser: every binding counts from where it stands on, in source order, whatever
+    scope it is in (the parser's scopes hide more); names in types are not checked (the parser
+    makes a dimension of an unknown one), nor dotted or opaque text.  Once per name a function."""
+    layout = program.layout
+    module = set(program.dynamic_dims) | (set(layout.module_names) if layout is not None else set())
+    for fn in program.functions:
+        bound = module | {p.name for p in fn.params}
+        reported: set[str] = set()
+        for stmt in walk_stmts(fn.body):
+            for name in _reads(stmt):
+                if name.id not in bound and name.id not in reported:
+                    reported.add(name.id)
+                    yield _at(
+                        "IR413",
+                        name.span,
+                        f"`{name.id}` is read in `{fn.name}` where nothing binds it yet",
+                        fn.name,
+                        name.id,
+                    )
+            bound.update(_binds(stmt, program.prefix))
+
+
+def _reads(stmt: Stmt) -> Iterator[Name]:
+    """The variables a statement's own expressions read (not its nested bodies', nor types)."""
+    match stmt:
+        case Assign(value=value) | ExprStmt(value=value):
+            roots: tuple[object, ...] = (value,)
+        case For(iterable=iterable):
+            roots = (iterable,)
+        case While(cond=cond) | If(cond=cond):
+            roots = (cond,)
+        case With(context=context):
+            roots = (context,)
+        case Return(values=values):
+            roots = values
+        case _:
+            roots = ()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Name):
+            yield node
+        elif isinstance(node, Call) and group_call(node) is not None:
+            stack.extend((node.args[1:], node.kwargs))  # the group an older dump names is no variable
+        elif isinstance(node, tuple):
+            stack.extend(node)
+        elif not isinstance(node, _TYPES) and (names := node_fields(type(node))) is not None:
+            stack.extend(getattr(node, n) for n in names)
+
+
+def _binds(stmt: Stmt, prefix: str) -> Iterator[str]:
+    """What a statement binds for what follows it: its targets, a loop's index and iteration
+    arguments, a scope's `as` name; a carried loop without a yield also `<arg>_out`, the names
+    PyPTO's parser gives its results then."""
+    match stmt:
+        case Assign(targets=targets):
+            yield from targets
+        case For(index=index, iter_args=iter_args, body=body):
+            if index is not None:
+                yield index
+            yield from iter_args
+            if iter_args and not _yield_results(body, prefix):
+                yield from (f"{a}_out" for a in iter_args)
+        case With(as_name=as_name) if as_name is not None:
+            yield as_name
 
 
 # ------------------------------------------------------------------ what the compiler refuses

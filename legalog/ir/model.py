@@ -371,6 +371,9 @@ class SourceLayout:
     newline: str = "\n"  # the text's line break: "\n", "\r\n" or "\r"
     header_name: str | None = None  # the name a `# pypto.program: NAME` first line gives, if any
     refusals: tuple[Refusal, ...] = ()  # what the compiler refuses in the text, in source order
+    # what the module binds beside the program class (imports, dimensions, constants): a body
+    # may read them, as PyPTO's parser resolves a name it does not bind from the module
+    module_names: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

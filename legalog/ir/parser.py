@@ -258,7 +258,9 @@ class _Reader:
         # is kept as written and reported (IR410), never a reason to rename the class.
         header_name = header.group("name") if header else None
         refusals = _refusals(module, methods, self.text) if reuse is None else ()
-        layout = SourceLayout(self.text, spans, functions, indent, step, newline, header_name, refusals)
+        layout = SourceLayout(
+            self.text, spans, functions, indent, step, newline, header_name, refusals, _module_names(module)
+        )
         return Program(cls.name, self.prefix, dims, functions, layout)
 
     def _is_program_class(self, node: ast.ClassDef) -> bool:
@@ -597,6 +599,25 @@ class _Reader:
         if isinstance(node.slice, ast.Slice):
             return self._opaque(node)
         return Subscript(self.expr(node.value), self.expr(node.slice), span=_span(node))
+
+
+def _module_names(module: ast.Module) -> frozenset[str]:
+    """Every name the module binds outside class bodies (imports, dimensions, constants, and
+    whatever an `if` or `try` at module level binds): taken wide, so that no name PyPTO's parser
+    could resolve from the module is ever called unbound."""
+    names: set[str] = set()
+    stack: list[ast.AST] = list(module.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)  # its body binds its own names, not the module's
+        else:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            stack.extend(ast.iter_child_nodes(node))
+    return frozenset(names)
 
 
 _RefusalKind = Literal["jump", "async", "yield", "compile"]

@@ -328,3 +328,56 @@ def test_a_yield_in_a_loop_without_init_values_is_no_carry_mismatch() -> None:
         "            dst_4: pl.Tensor[[128, 128], pl.FP32] = pl.yield_(dst_3)\n",
     )
     assert "IR412" not in {d.code for d in analyze(text).diagnostics}
+
+
+def _undefined(text: str) -> list[tuple[str | None, int]]:
+    return [(d.subject, d.line) for d in analyze(text).diagnostics if d.code == "IR413"]
+
+
+def test_a_name_read_before_anything_binds_it_is_a_warning_at_the_read() -> None:
+    text = ROW_SHIFT.replace("        base: pl.Scalar[pl.INDEX] = idx * 128\n", "")
+    result = analyze(text)
+    assert _undefined(text) == [("base", line_of(text, KERNEL_CALL))]
+    assert all(d.severity == "warning" for d in result.diagnostics if d.code == "IR413")
+    swapped = ROW_SHIFT.replace(
+        "        base: pl.Scalar[pl.INDEX] = idx * 128\n        dst_2: pl.Tensor[[128, 128], pl.FP32] = self.shift_incore_0(src, base, dst)\n",
+        "        dst_2: pl.Tensor[[128, 128], pl.FP32] = self.shift_incore_0(src, base, dst)\n        base: pl.Scalar[pl.INDEX] = idx * 128\n",
+    )
+    assert _undefined(swapped) == [("base", line_of(swapped, KERNEL_CALL))]
+
+
+@pytest.mark.parametrize(
+    ("module", "read"),
+    [
+        ("ROWS = pl.dynamic('ROWS')\n", "ROWS"),  # a dimension
+        ("STRIDE = 128\n", "STRIDE"),  # a module constant PyPTO's parser resolves
+        ("import math as STRIDE\n", "STRIDE"),
+    ],
+)
+def test_a_name_the_module_binds_is_no_undefined_name(module: str, read: str) -> None:
+    text = ROW_SHIFT.replace(
+        "import pypto.language as pl\n", f"import pypto.language as pl\n{module}"
+    ).replace("idx * 128", f"idx * {read}")
+    assert _undefined(text) == []
+
+
+def test_a_carried_loops_result_without_a_yield_is_bound_as_pyptos_parser_names_it() -> None:
+    text = ROW_SHIFT.replace(
+        SIMPLE_LOOP,
+        "        for i, (d,) in pl.range(8, init_values=(dst,)):\n"
+        "            d_1: pl.Tensor[[128, 128], pl.FP32] = self.shift(src, d, i)\n"
+        "        return d_out\n",
+    )
+    assert _undefined(text) == []
+    assert _undefined(text.replace("return d_out", "return e_out")) == [
+        ("e_out", line_of(text, "return d_out"))
+    ]
+
+
+def test_an_older_dumps_group_name_is_no_read_but_its_unbound_return_is() -> None:
+    """corpus/06 (an older printer): `self.call_group(<group>, ...)` names a function group, not
+    a variable; its AIC kernel returns its caller's result, which nothing in it binds."""
+    path = FUZZ.parent / "corpus" / "06_predicate_test_legacy_after_AllocateMemoryAddr.py"
+    text = path.read_text(encoding="utf-8")
+    assert _undefined(text) == [("out_iter_1_outer_l1_rv", 50)]
+    assert analyze(text).status == "legal"
