@@ -56,6 +56,7 @@ from legalog.ir.patterns import (
     core_num,
     group_call,
     is_loop_iterator,
+    is_python_body,
     is_yield,
     loop_kind,
     yielded,
@@ -292,8 +293,10 @@ def _unannotated(program: Program) -> Iterator[Diagnostic]:
 def _python_loops(program: Program) -> Iterator[Diagnostic]:
     """A `for` over anything but a PyPTO loop (`for x in xs:`, `for i in range(4):`): PyPTO's
     parser refuses it at the iterator, and versioning would have no iteration arguments to carry
-    what the body rebinds."""
+    what the body rebinds.  A host SubWorker's body is Python PyPTO runs as written: any loop."""
     for fn in program.functions:
+        if is_python_body(fn):
+            continue
         for stmt in walk_stmts(fn.body):
             if isinstance(stmt, For) and not is_loop_iterator(stmt.iterable):
                 yield _at(
@@ -313,6 +316,8 @@ def _loop_carries(program: Program) -> Iterator[Diagnostic]:
     facts pair the three positionally: unmatched, the rules would carry the wrong value."""
     prefix = program.prefix
     for fn in program.functions:
+        if is_python_body(fn):
+            continue
         for stmt in walk_stmts(fn.body):
             if not isinstance(stmt, For) or not isinstance(stmt.iterable, Call):
                 continue
@@ -360,15 +365,17 @@ _TYPES = (ScalarType, TensorType, ArrayType, TupleType, OtherType)
 
 
 def _undefined_names(program: Program) -> Iterator[Diagnostic]:
-    """A name a statement reads before anything binds it (a warning: older printers wrote
-    such reads): PyPTO's parser resolves a name from its scopes, then from the module, and
-    refuses it otherwise.  Checked wide, never stricter
-    than the parser: every binding counts from where it stands on, in source order, whatever
-    scope it is in (the parser's scopes hide more); names in types are not checked (the parser
-    makes a dimension of an unknown one), nor dotted or opaque text.  Once per name a function."""
+    """A name a statement reads before anything binds it (a warning: older printers wrote such
+    reads): PyPTO's parser resolves a name from its scopes, then from the module, and refuses it
+    otherwise.  Checked wide, never stricter than the parser: every binding counts from where it
+    stands on, in source order, whatever scope it is in (the parser's scopes hide more); names in
+    types are not checked (the parser makes a dimension of an unknown one), nor dotted or opaque
+    text, nor a host SubWorker's Python body.  Once per name a function."""
     layout = program.layout
     module = set(program.dynamic_dims) | (set(layout.module_names) if layout is not None else set())
     for fn in program.functions:
+        if is_python_body(fn):
+            continue
         bound = module | {p.name for p in fn.params}
         reported: set[str] = set()
         for stmt in walk_stmts(fn.body):

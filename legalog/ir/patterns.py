@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from legalog.ir.model import Assign, Call, DictExpr, Dotted, Expr, Stmt, With
+from legalog.ir.model import Assign, Call, DictExpr, Dotted, Expr, Function, Stmt, With
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -28,6 +28,7 @@ __all__ = [
     "is_dim_query",
     "is_kernel_scope",
     "is_loop_iterator",
+    "is_python_body",
     "is_yield",
     "loop_kind",
     "scalar_builtin",
@@ -136,6 +137,21 @@ def yielded(stmt: Stmt | None, prefix: str) -> tuple[Expr, ...] | None:
         assert isinstance(stmt.value, Call)
         return stmt.value.args
     return None
+
+
+# Levels at or above HOST (PyPTO's LevelToLinquLevel >= 3), aliases included
+_HOST_LEVELS = frozenset(
+    {"HOST", "NODE", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "POD", "CLOS1", "CLOS2", "GLOBAL"}
+)
+
+
+def is_python_body(fn: Function) -> bool:
+    """A SubWorker at HOST level or above: PyPTO keeps its body as Python source to run on the
+    host (an InlineStmt), never reading it as IR, so none of the IR's rules hold inside it."""
+    chosen = {
+        kw.name: kw.value.path.rsplit(".", 1)[-1] for kw in fn.decorator or () if isinstance(kw.value, Dotted)
+    }
+    return chosen.get("role") == "SubWorker" and chosen.get("level") in _HOST_LEVELS
 
 
 def is_loop_iterator(iterable: Expr) -> bool:

@@ -381,3 +381,28 @@ def test_an_older_dumps_group_name_is_no_read_but_its_unbound_return_is() -> Non
     text = path.read_text(encoding="utf-8")
     assert _undefined(text) == [("out_iter_1_outer_l1_rv", 50)]
     assert analyze(text).status == "legal"
+
+
+def test_a_host_subworkers_python_body_is_no_ir_to_check() -> None:
+    """PyPTO keeps a HOST SubWorker's body as Python source (an InlineStmt): a Python loop over
+    a list and a builtin read there are neither IR411 nor IR413; the same body elsewhere is."""
+    worker = """\
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def report(rows: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        total = 0
+        for row in [rows, rows]:
+            total = total + abs(row) + offset
+        return total
+"""
+    text = ROW_SHIFT.replace(
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n",
+        worker + "    @pl.function(type=pl.FunctionType.Orchestration)\n",
+    )
+    codes = {d.code for d in analyze(text).diagnostics}
+    assert not codes & {"IR411", "IR413"}, codes
+    device = text.replace(
+        "level=pl.Level.HOST, role=pl.Role.SubWorker", "level=pl.Level.AIV, role=pl.Role.SubWorker"
+    )
+    assert [d.code for d in analyze(device).diagnostics] == ["IR411"]  # an error stops there
+    counted = device.replace("for row in [rows, rows]:", "for row in pl.range(rows):")
+    assert "IR413" in {d.code for d in analyze(counted).diagnostics}
