@@ -243,7 +243,7 @@ def _integers(program: Program, bodies: list[list[object]]) -> Iterator[Diagnost
                 _inside(node.span, r) for r in reported
             ):
                 continue
-            value = fold(node, program.prefix, memo)
+            value = fold(node, program.prefix, memo, literals_only=True)
             if value is not None and not in_int64(value):
                 reported.append(node.span)
                 yield _at(

@@ -1,11 +1,12 @@
-"""Constant folding as PyPTO's parser does it: the one place an integer expression built only
-from literals gets its value.
+"""Constant folding as PyPTO folds it: the one place an integer expression built only from
+literals gets its value.
 
-PyPTO folds literal arithmetic (`+ - * // % **`, unary `-`/`+`) and the scalar builtins
-`min`, `max`, `abs` and an integer `cast` into one `ConstInt`, which is an int64.  So the
-checks (`analyzer/wellformed.py`: IR404) and the positivity prover (`analyzer/positivity.py`:
-literal core_num, divisors, loop steps) read the same value: `pl.cast(2**62, pl.INT64) * 4`
-folds to 2**64, which no ConstInt holds.
+PyPTO's parser folds literal arithmetic (`+ - * // % **`, unary `-`/`+`) into one `ConstInt`,
+an int64: `2**62 * 4` is 2**64, which no ConstInt holds, and the parser refuses it (the checks,
+`analyzer/wellformed.py`: IR404, fold `literals_only`).  The scalar builtins `min`, `max`, `abs`
+and an integer `cast` it keeps as calls (PyPTO e2d0f78 parses `pl.cast(2**62, pl.INT64) * 4`
+and prints it back unfolded), but their value is the same, so the positivity prover
+(`analyzer/positivity.py`: literal core_num, divisors, loop steps) folds through them too.
 
 A value is never computed far past INT64 (`2 ** 2 ** 40` stays cheap): an operation on an
 operand outside INT64, or a power certain to overflow, folds to `OUT_OF_RANGE`, just outside
@@ -52,8 +53,11 @@ def int_cast_operand(call: Call, prefix: str = DEFAULT_PREFIX) -> Expr | None:
     return None
 
 
-def _operands(e: Expr, prefix: str) -> Sequence[Expr] | None:
-    """What `e`'s value folds from, or None when `e` is no literal-only integer expression."""
+def _operands(e: Expr, prefix: str, literals_only: bool) -> Sequence[Expr] | None:
+    """What `e`'s value folds from, or None when `e` is no literal-only integer expression (with
+    `literals_only`, no builtin call is one)."""
+    if literals_only and isinstance(e, Call):
+        return None
     match e:
         case Const(value=int()):  # bool is an int: True folds to 1
             return ()
@@ -96,10 +100,17 @@ def _combine(e: Expr, values: list[int], prefix: str) -> int | None:
     return None
 
 
-def fold(e: Expr, prefix: str = DEFAULT_PREFIX, memo: dict[int, int | None] | None = None) -> int | None:
-    """The value PyPTO folds `e` to (possibly outside INT64, as `OUT_OF_RANGE` or the exact
-    value of a single out-of-range step), or None when `e` is not built from integer literals.
-    `memo` may be shared by the calls over one tree whose nodes stay alive."""
+def fold(
+    e: Expr,
+    prefix: str = DEFAULT_PREFIX,
+    memo: dict[int, int | None] | None = None,
+    *,
+    literals_only: bool = False,
+) -> int | None:
+    """The value `e` folds to (possibly outside INT64, as `OUT_OF_RANGE` or the exact value of
+    a single out-of-range step), or None when `e` is not built from integer literals (and, with
+    `literals_only`, from literal arithmetic alone, as PyPTO's parser folds it).  `memo` may be
+    shared by the calls over one tree whose nodes stay alive, with one `literals_only`."""
     memo = {} if memo is None else memo
     stack = [e]
     while stack:
@@ -107,7 +118,7 @@ def fold(e: Expr, prefix: str = DEFAULT_PREFIX, memo: dict[int, int | None] | No
         if id(node) in memo:
             stack.pop()
             continue
-        operands = _operands(node, prefix)
+        operands = _operands(node, prefix, literals_only)
         if operands is None:
             memo[id(node)] = None
             stack.pop()

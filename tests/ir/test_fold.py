@@ -88,15 +88,20 @@ def test_a_long_literal_chain_folds_without_recursion() -> None:
     assert fold(e) == 20_000
 
 
-def test_the_check_and_the_prover_read_the_same_fold() -> None:
-    """`pl.cast(2**62, ...) * 4` is IR404 (the checks fold the cast too), and a core_num the
-    folder reads as 0 is a literal non-positive launch for the prover."""
+def test_the_check_folds_what_pyptos_parser_folds_and_the_prover_folds_through_builtins() -> None:
+    """PyPTO's parser folds literal arithmetic (`2**62 * 4` is IR404) but keeps an integer cast,
+    min and max as calls (PyPTO e2d0f78 parses `pl.cast(2**62, pl.INT64) * 4`): no IR404 there.
+    The prover folds through them, since their value is the same: a core_num the folder reads
+    as 0 is a literal non-positive launch."""
     text = (
         "import pypto.language as pl\n\n@pl.program\nclass P:\n"
         "    @pl.function(type=pl.FunctionType.Orchestration)\n"
         "    def main(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n"
-        "        x: pl.Scalar[pl.INDEX] = n + pl.cast(2**62, pl.INT64) * 4\n        return x\n"
+        "        x: pl.Scalar[pl.INDEX] = n + 2**62 * 4\n        return x\n"
     )
     assert [d.code for d in analyze(text).diagnostics] == ["IR404"]
+    for kept in ("pl.cast(2**62, pl.INT64) * 4", "pl.max(2**62, 1) * 4"):
+        assert [d.code for d in analyze(text.replace("2**62 * 4", kept)).diagnostics] == []
+        assert fold(expr(kept)) == 2**64 and fold(expr(kept), literals_only=True) is None
     verdict = prove(PositivityGoal(core_num=expr("pl.max(2 ** 0 - 1, pl.min(0, 5))")))
     assert verdict.outcome == "refuted" and verdict.literal_nonpositive

@@ -1,6 +1,6 @@
 # pypto.program: IntegerOutOfRange
 # expect-status: rejected
-# IR404: PyPTO folds `pl.cast(2**62, pl.INT64) * 4` to 2**64, which does not fit INT64.
+# IR404: PyPTO's parser folds `2**62 * 4` to 2**64, which does not fit INT64.
 import pypto.language as pl
 
 @pl.program
@@ -13,7 +13,7 @@ class IntegerOutOfRange:
     @pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
     def layer(self, w: pl.Tensor[[512, 128], pl.FP32], c: pl.InOut[pl.Tensor[[128, 128], pl.FP32]], idx: pl.Scalar[pl.INDEX]) -> pl.Tensor[[128, 128], pl.FP32]:
         # expect: IR404
-        base: pl.Scalar[pl.INDEX] = idx + pl.cast(2**62, pl.INT64) * 4
+        base: pl.Scalar[pl.INDEX] = idx + 2**62 * 4
         c_1: pl.Tensor[[128, 128], pl.FP32] = self.kload(w, base, c, attrs={"arg_directions": [pl.adir.input, pl.adir.scalar, pl.adir.inout]})
         return c_1
     @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
