@@ -147,7 +147,7 @@ CODES: dict[str, CodeInfo] = {
             "undefined-name",
             "a name is read where nothing binds it yet (no parameter, no earlier binding, no dimension or other name of the module)",
             "bind the name before reading it, or make it a parameter; the dump as PyPTO printed it binds every name it reads",
-            "PyPTO's parser refuses it (`Undefined variable 'x'`), and the rules trace such a value to nothing; a warning, not a refusal, since older PyPTO printers wrote such reads into real dumps (corpus/06, a kernel returning its caller's result)",
+            "PyPTO's parser refuses it (`Undefined variable 'x'`), and the rules trace such a value to nothing; a warning, not a refusal: dumps from older PyPTO printers hold such reads (a kernel returning its caller's result)",
             "warning",
         ),
         CodeInfo(
