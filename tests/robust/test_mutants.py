@@ -4,9 +4,13 @@ what `fix` writes is legal and a fixed point of `fix`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from legalog.cli import main
 from legalog.pipeline import analyze
+from tests.robust.test_inputs import ROW_SHIFT
 
 # A frontend dump (names rebound, so it is versioned as ConvertToSSA would) whose `if` ends in a
 # yield; the tests change the `if`'s branches.
@@ -53,3 +57,32 @@ def test_an_if_yielding_in_one_branch_only_is_fe401_at_the_if(branches: list[str
 def test_an_if_yielding_in_both_branches_is_versioned() -> None:
     text = ONE_SIDED.replace("BRANCHES", f"            {YIELD_R}\n        else:\n            {YIELD_R}")
     assert analyze(text, "both.py").status in ("legal", "rewritten")
+
+
+# The derived scalar alone in a block: hoisting it leaves the block with no statement.
+LONE_BINDING = "        base: pl.Scalar[pl.INDEX] = idx * 128\n"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "        if idx > 0:\n            base: pl.Scalar[pl.INDEX] = idx * 128\n",
+        "        if 1 < 2:\n            base: pl.Scalar[pl.INDEX] = idx * 128\n        else:\n            pass\n",
+        "        with pl.scope(mode=pl.ScopeMode.MANUAL):\n            base: pl.Scalar[pl.INDEX] = idx * 128\n",
+    ],
+)
+def test_a_hoist_that_empties_a_block_writes_a_program_fix_reads_back(
+    block: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = ROW_SHIFT.replace(LONE_BINDING, block)
+    analysis = analyze(text, "lone.py")
+    assert analysis.status == "rewritten", analysis.diagnostics
+    written = analysis.legalized_text()  # was PrintError: the emptied block printed as `pass`
+    assert written is not None and "            pass\n" in written
+    again = analyze(written, "lone.py")
+    assert again.status == "legal" and not again.errors
+    assert again.legalized_text() in (None, written)  # fix of fix's output changes nothing
+    source, out = tmp_path / "lone.py", tmp_path / "out.py"
+    source.write_text(text, encoding="utf-8")
+    assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == written
