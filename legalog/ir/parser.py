@@ -556,12 +556,20 @@ class _Reader:
         return BoolOp(op, tuple(self.expr(v) for v in node.values), span=_span(node))
 
     def _call(self, node: ast.Call) -> Expr:
+        # `f(*xs)` / `f(**kw)`: PyPTO's parser reads neither, and as an opaque value such a call
+        # would hide a call or launch of the program's own functions (a Graph rewritten while
+        # its hidden call site kept the old arguments)
+        unpacked = next((a for a in node.args if isinstance(a, ast.Starred)), None)
+        if unpacked is not None:
+            raise self.error(
+                f"a starred argument (`{ast.unparse(unpacked)}`) in a call: PyPTO reads none", unpacked
+            )
+        if (spread := next((k for k in node.keywords if k.arg is None), None)) is not None:
+            raise self.error(
+                f"a `**` argument (`**{ast.unparse(spread.value)}`) in a call: PyPTO reads none", spread
+            )
         func = dotted_name(node.func)
-        if (
-            func is None
-            or any(isinstance(a, ast.Starred) for a in node.args)
-            or any(k.arg is None for k in node.keywords)
-        ):
+        if func is None:
             return self._opaque(node)
         if func == f"{self.prefix}.const" and len(node.args) == 2 and not node.keywords:
             typed = self._typed_const(node)

@@ -12,6 +12,8 @@ from legalog.cli import main
 from legalog.pipeline import analyze
 from tests.robust.test_inputs import ROW_SHIFT
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
 # A frontend dump (names rebound, so it is versioned as ConvertToSSA would) whose `if` ends in a
 # yield; the tests change the `if`'s branches.
 ONE_SIDED = """\
@@ -86,3 +88,37 @@ def test_a_hoist_that_empties_a_block_writes_a_program_fix_reads_back(
     source.write_text(text, encoding="utf-8")
     assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
     assert out.read_text(encoding="utf-8") == written
+
+
+@pytest.mark.parametrize(
+    "call, shown",
+    [
+        ("self.shift(*src, dst, i)", "*src"),  # a Graph call
+        ("self.shift(src, dst, i, **extra)", "**extra"),
+        ("self.shift(src, dst, pl.min(*i))", "*i"),  # inside an argument
+    ],
+)
+def test_an_unpacked_argument_is_a_parse_error_at_it_never_a_hidden_call(
+    call: str, shown: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: the call read as an opaque value, so the Graph was rewritten (a new parameter) while
+    # this call site, hidden, kept the old arguments; a hidden launch was never proven or guarded
+    text = ROW_SHIFT.replace("self.shift(src, dst, i)", call)
+    analysis = analyze(text, "unpacked.py")
+    assert analysis.status == "error" and analysis.legalized_text() is None
+    [d] = analysis.diagnostics
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if call in row)
+    assert (d.code, d.line, d.column) == ("PARSE", line, text.splitlines()[line - 1].index(shown) + 1)
+    source, out = tmp_path / "unpacked.py", tmp_path / "out.py"
+    source.write_text(text, encoding="utf-8")
+    assert main(["fix", str(source), "-o", str(out)]) == 2
+    assert f"unpacked.py:{d.line}:{d.column}: a" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_an_unpacked_launch_argument_is_a_parse_error() -> None:
+    launch = "pl.spmd_submit(self.band, x__ssa_v0, y__ssa_v0, core_num=n__ssa_v0)"
+    text = (EXAMPLES / "spmd_counts.py").read_text(encoding="utf-8")
+    assert launch in text
+    analysis = analyze(text.replace(launch, launch.replace("x__ssa_v0", "*x__ssa_v0", 1)), "launch.py")
+    assert [d.code for d in analysis.diagnostics] == ["PARSE"]
