@@ -122,3 +122,25 @@ def test_an_unpacked_launch_argument_is_a_parse_error() -> None:
     assert launch in text
     analysis = analyze(text.replace(launch, launch.replace("x__ssa_v0", "*x__ssa_v0", 1)), "launch.py")
     assert [d.code for d in analysis.diagnostics] == ["PARSE"]
+
+
+def test_returning_a_guarded_launchs_whole_tuple_writes_a_program_fix_reads_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `return t` of a launch tuple the guard rewrites: the rewrite returned the tuple expression
+    # `(t_guarded_0, t_guarded_1)`, printed `return a, b`, which reads back as two values
+    # (PrintError: INTERNAL, nothing written)
+    text = (EXAMPLES / "spmd_counts.py").read_text(encoding="utf-8")
+    assert "        return y__rv_v5\n" in text
+    text = text.replace("        return y__rv_v5\n", "        return _submit_tmp__ssa_v0\n")
+    analysis = analyze(text, "whole.py")
+    assert analysis.status == "rewritten"
+    written = analysis.legalized_text()
+    assert written is not None
+    assert "        return _submit_tmp__ssa_v0_guarded_0, _submit_tmp__ssa_v0_guarded_1\n" in written
+    again = analyze(written, "whole.py")
+    assert again.status == "legal" and again.legalized_text() in (None, written)
+    source, out = tmp_path / "whole.py", tmp_path / "out.py"
+    source.write_text(text, encoding="utf-8")
+    assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == written
