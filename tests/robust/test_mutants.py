@@ -144,3 +144,27 @@ def test_returning_a_guarded_launchs_whole_tuple_writes_a_program_fix_reads_back
     source.write_text(text, encoding="utf-8")
     assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
     assert out.read_text(encoding="utf-8") == written
+
+
+def test_a_graph_call_in_a_return_is_a_call_site_fix_rewrites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `return self.shift(...)`: the rewrite extended only calls bound by an assignment or an
+    # expression statement, so its own verifier rejected the program (GB115 "verifier: ...
+    # does not supply parameter 3"), blaming the user for the call it had not rewritten
+    loop = "        for i in pl.range(8):\n            dst_3: pl.Tensor[[128, 128], pl.FP32] = self.shift(src, dst, i)\n        return dst\n"
+    assert loop in ROW_SHIFT
+    text = ROW_SHIFT.replace(loop, "        return self.shift(src, dst, 3)\n")
+    analysis = analyze(text, "ret.py")
+    assert analysis.status == "rewritten", analysis.diagnostics
+    written = analysis.legalized_text()
+    assert written is not None
+    assert (
+        "        base__graph_arg0: pl.Scalar[pl.INDEX] = 3 * 128\n        return self.shift(src, dst, 3, base__graph_arg0)\n"
+        in written
+    )
+    assert analyze(written, "ret.py").status == "legal"
+    source, out = tmp_path / "ret.py", tmp_path / "out.py"
+    source.write_text(text, encoding="utf-8")
+    assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == written
