@@ -168,3 +168,24 @@ def test_a_graph_call_in_a_return_is_a_call_site_fix_rewrites(
     source.write_text(text, encoding="utf-8")
     assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
     assert out.read_text(encoding="utf-8") == written
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "self.shift(src, dst, i) if i > 0 else dst",  # a conditional expression
+        "0 < self.shift(src, dst, i) < 4",  # a chained comparison
+        "self.shift(src, dst, i)[0:1]",  # a slice
+    ],
+)
+def test_a_graph_call_inside_an_unread_expression_is_a_parse_error_at_the_call(value: str) -> None:
+    # was: the expression read as an opaque value, its Graph call a call site nothing saw, so
+    # fix wrote the Graph with a new parameter and this call with the old arguments (exit 0)
+    text = ROW_SHIFT.replace("self.shift(src, dst, i)", value)
+    analysis = analyze(text, "hidden.py")
+    assert analysis.status == "error" and analysis.legalized_text() is None
+    [d] = analysis.diagnostics
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if value in row)
+    column = text.splitlines()[line - 1].index("self.shift(src, dst, i)") + 1
+    assert (d.code, d.line, d.column) == ("PARSE", line, column)
+    assert "`self.shift` is called inside an expression legalog does not read" in d.message
