@@ -516,8 +516,24 @@ class _Reader:
             self.depth -= 1
 
     def _opaque(self, node: ast.expr) -> Opaque:
+        # An opaque value is one no analysis looks into: a call or launch of the program's own
+        # functions inside it (`self.g(x) if c else y`) would be a call site nothing sees, so
+        # a Graph would be rewritten while that call kept its old arguments.  (An `await` or
+        # `yield` is refused as IR408 whatever it holds.)
+        hidden = next((n for n in ast.walk(node) if isinstance(n, ast.Call) and self._calls_program(n)), None)
+        if hidden is not None and not isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
+            raise self.error(
+                f"`{ast.unparse(hidden.func)}` is called inside an expression legalog does not read "
+                f"(`{ast.unparse(node)[:60]}`): bind the call to a name of its own",
+                hidden,
+            )
         names = tuple(sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)}))
         return Opaque(ast.unparse(node), names, span=_span(node))
+
+    def _calls_program(self, call: ast.Call) -> bool:
+        """`self.f(...)`, or a launch (`pl.submit(...)`, `pl.spmd_submit(...)`)."""
+        func = dotted_name(call.func) or ""
+        return func.startswith("self.") or func in (f"{self.prefix}.submit", f"{self.prefix}.spmd_submit")
 
     def _name(self, node: ast.Name) -> Expr:
         return Name(node.id, span=_span(node))
@@ -558,12 +574,20 @@ class _Reader:
         return BoolOp(op, tuple(self.expr(v) for v in node.values), span=_span(node))
 
     def _call(self, node: ast.Call) -> Expr:
+        # `f(*xs)` / `f(**kw)`: PyPTO's parser reads neither, and as an opaque value such a call
+        # would hide a call or launch of the program's own functions (a Graph rewritten while
+        # its hidden call site kept the old arguments)
+        unpacked = next((a for a in node.args if isinstance(a, ast.Starred)), None)
+        if unpacked is not None:
+            raise self.error(
+                f"a starred argument (`{ast.unparse(unpacked)}`) in a call: PyPTO reads none", unpacked
+            )
+        if (spread := next((k for k in node.keywords if k.arg is None), None)) is not None:
+            raise self.error(
+                f"a `**` argument (`**{ast.unparse(spread.value)}`) in a call: PyPTO reads none", spread
+            )
         func = dotted_name(node.func)
-        if (
-            func is None
-            or any(isinstance(a, ast.Starred) for a in node.args)
-            or any(k.arg is None for k in node.keywords)
-        ):
+        if func is None:
             return self._opaque(node)
         if func == f"{self.prefix}.const" and len(node.args) == 2 and not node.keywords:
             typed = self._typed_const(node)

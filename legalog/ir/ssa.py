@@ -260,6 +260,18 @@ class _Versioner:
             or (n not in before and n in after_then and n in after_else)
         )
         own = then_yield.targets if then_yield is not None else ()
+        others = else_yield.targets if else_yield is not None else ()
+        if own != others:
+            # `if c: r = pl.yield_(v)` with no yield of `r` on the other path: the `if` gives `r`
+            # no value there, and the phis below would have nothing to put in that branch's yield
+            self.declined.append(
+                Declined(
+                    stmt.span,
+                    (own or others)[0],
+                    "is yielded by one branch of this `if` and not the other, so it has no value on the other path",
+                )
+            )
+            merged, own = [], own or others
         if merged and own:
             self.declined.append(
                 Declined(
@@ -275,7 +287,8 @@ class _Versioner:
             phi = self.bind(n, "phi", self.types.get(then_var or ""))
             self.synthesized.add(phi)
             phis.append((phi, then_var, else_var))
-        own_targets = tuple(self.bind(n, "rv", then_yield.type if then_yield else None) for n in own)
+        typed = then_yield or else_yield
+        own_targets = tuple(self.bind(n, "rv", typed.type if typed else None) for n in own)
         new_then = new_then + self.yield_stmt(
             then_yield, own_targets, then_values, [(p, t) for p, t, _ in phis], stmt.span
         )
@@ -301,12 +314,18 @@ class _Versioner:
         targets = own + tuple(name for name, _ in added)
         if not targets:
             return ()
+        # a branch yielding fewer values than the `if` has (declined above) yields free names
+        # for the rest, so the statement stays well-formed for the stages after versioning
+        free = tuple(Name(f"{self.printed[n]}__FREE_VAR") for n in own[len(values) :])
+        values = (values + free)[: len(own)]
         args = values + tuple(
             Name(value) if value is not None else Name(f"{name}__FREE_VAR") for name, value in added
         )
         t = None
-        if len(targets) == 1:
-            t = original.type if original is not None else self.type(self.types.get(added[0][1] or ""))
+        if len(targets) == 1 and original is not None:
+            t = original.type
+        elif len(targets) == 1 and added:
+            t = self.type(self.types.get(added[0][1] or ""))
         call = Call(f"{self.prefix}.yield_", args, span=span)
         base = original if original is not None else Assign((), None, call, span=span)
         return (replace(base, targets=targets, type=t, value=call),)

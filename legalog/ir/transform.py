@@ -18,6 +18,7 @@ from legalog.ir.model import (
     Compare,
     DictExpr,
     Expr,
+    Jump,
     ListExpr,
     Name,
     Opaque,
@@ -145,6 +146,10 @@ def drop_bindings(body: tuple[Stmt, ...], names: frozenset[str] | set[str]) -> t
         new = map_bodies(stmt, lambda b: drop_bindings(b, names))
         changed |= new is not stmt
         out.append(new)
+    if changed and not out:
+        # a block whose every statement was dropped (a hoisted binding alone under an `if`)
+        # still needs one: the `pass` the printer writes for it, so the program is its text
+        out.append(Jump("pass", span=body[0].span))
     return tuple(out) if changed else body
 
 

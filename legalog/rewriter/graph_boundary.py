@@ -35,6 +35,7 @@ from legalog.ir.model import (
     Name,
     Param,
     Program,
+    Return,
     Stmt,
     TensorType,
     Type,
@@ -108,17 +109,30 @@ def _rewrite_call_sites(
 ) -> Function:
     taken = bound_names(fn.body) | {p.name for p in fn.params}
 
-    def edit(stmt: Stmt) -> list[Stmt] | None:
-        if not isinstance(stmt, (Assign, ExprStmt)) or not isinstance(stmt.value, Call):
-            return None
-        target = call_target(stmt.value, prefix)
+    def extended(value: Expr, prelude: list[Stmt]) -> Expr:
+        """`value` with its hoisted arguments when it is a call of a planned Graph (their
+        computations appended to `prelude`), else `value`."""
+        target = call_target(value, prefix) if isinstance(value, Call) else None
         if target is None or target.callee not in plans:
-            return None
+            return value
+        assert isinstance(value, Call)
         callee = target.callee
-        prelude, call = _extend_call(
-            stmt.value, target.first_arg, plans[callee], originals[callee], counter, taken, prefix
+        before, call = _extend_call(
+            value, target.first_arg, plans[callee], originals[callee], counter, taken, prefix
         )
-        return [*prelude, replace(stmt, value=call)]
+        prelude.extend(before)
+        return call
+
+    def edit(stmt: Stmt) -> list[Stmt] | None:
+        prelude: list[Stmt] = []
+        if isinstance(stmt, (Assign, ExprStmt)):
+            new: Stmt = replace(stmt, value=extended(stmt.value, prelude))
+        elif isinstance(stmt, Return):
+            # `return self.graph(...)`: a call site as much as an assignment's
+            new = replace(stmt, values=tuple(extended(v, prelude) for v in stmt.values))
+        else:
+            return None
+        return [*prelude, new] if prelude else None
 
     body = splice(fn.body, edit)
     return fn if body is fn.body else replace(fn, body=body)

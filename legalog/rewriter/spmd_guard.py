@@ -185,7 +185,12 @@ class _FunctionGuard:
             case With(context=context, body=inner):
                 return [replace(s, context=self.expr(context), body=self.block(inner))]
             case Return(values=values):
-                return [replace(s, values=tuple(self.expr(v) for v in values))]
+                returned = tuple(self.expr(v) for v in values)
+                if len(returned) == 1 and isinstance(returned[0], TupleExpr):
+                    # `return t` of a guarded launch's whole tuple: `return (t_guarded_0, ...)` is
+                    # printed, and read back, as `return t_guarded_0, ...`: so it is those values
+                    returned = returned[0].elts
+                return [replace(s, values=returned)]
         return [s]
 
     def _rebound(self, targets: tuple[str, ...]) -> None:

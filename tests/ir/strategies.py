@@ -74,7 +74,7 @@ OPAQUES = (
     Opaque("x if y else z", ("x", "y", "z")),
     Opaque("t[1:2]", ("t",)),
     Opaque("lambda: 0"),
-    Opaque("f(*args)", ("args", "f")),
+    Opaque("(lambda: f)()", ("f",)),
 )
 OTHER_TYPES = (
     OtherType(Dotted("pl.Ptr")),
