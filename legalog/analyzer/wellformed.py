@@ -239,12 +239,13 @@ def _integers(program: Program, bodies: list[list[object]]) -> Iterator[Diagnost
         memo: dict[int, int | None] = {}
         reported: list[Span] = []
         for node in itertools.chain(_nodes((fn.params, fn.returns)), body):
-            if not isinstance(node, (Const, BinOp, UnaryOp, Call)) or any(
-                _inside(node.span, r) for r in reported
-            ):
+            if isinstance(node, Const):  # most nodes: a literal alone folds to itself
+                value = node.value if type(node.value) is int else None
+            elif isinstance(node, (BinOp, UnaryOp)):  # PyPTO's parser folds no call
+                value = fold(node, program.prefix, memo, literals_only=True)
+            else:
                 continue
-            value = fold(node, program.prefix, memo, literals_only=True)
-            if value is not None and not in_int64(value):
+            if value is not None and not in_int64(value) and not any(_inside(node.span, r) for r in reported):
                 reported.append(node.span)
                 yield _at(
                     "IR404",
