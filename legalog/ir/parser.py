@@ -59,7 +59,7 @@ from legalog.ir.model import (
     While,
     With,
 )
-from legalog.ir.patterns import DEFAULT_PREFIX
+from legalog.ir.patterns import DEFAULT_PREFIX, reaches_program
 
 _HEADER = re.compile(r"#\s*pypto\.program(?::\s*(?P<name>\S+))?")
 # A line and its end, where Python's tokenizer ends lines: at \n, \r\n or \r only.
@@ -531,9 +531,7 @@ class _Reader:
         return Opaque(ast.unparse(node), names, span=_span(node))
 
     def _calls_program(self, call: ast.Call) -> bool:
-        """`self.f(...)`, or a launch (`pl.submit(...)`, `pl.spmd_submit(...)`)."""
-        func = dotted_name(call.func) or ""
-        return func.startswith("self.") or func in (f"{self.prefix}.submit", f"{self.prefix}.spmd_submit")
+        return reaches_program(dotted_name(call.func) or "", self.prefix)
 
     def _name(self, node: ast.Name) -> Expr:
         return Name(node.id, span=_span(node))

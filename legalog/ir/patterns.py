@@ -31,6 +31,7 @@ __all__ = [
     "is_python_body",
     "is_yield",
     "loop_kind",
+    "reaches_program",
     "scalar_builtin",
     "scope_kind",
     "spmd_scope_count",
@@ -98,6 +99,12 @@ def call_target(call: Call, prefix: str) -> CallTarget | None:
     if form is not None and isinstance(first, Dotted) and (name := _self_function(first.path)) is not None:
         return CallTarget(name, form, 1)
     return None
+
+
+def reaches_program(func: str, prefix: str) -> bool:
+    """Whether a call spelled `func` can reach a program function: `self.<name>(...)`, or a
+    launch (`pl.submit(...)`, `pl.spmd_submit(...)`), as `call_target` reads them."""
+    return _self_function(func) is not None or dsl_op(func, prefix) in _SUBMITS
 
 
 def group_call(call: Call) -> CallTarget | None:
