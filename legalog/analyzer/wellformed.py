@@ -353,7 +353,12 @@ def _loop_level(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
 
 
 def _yield_results(body: tuple[Stmt, ...], prefix: str) -> list[str]:
-    return [t for s in _loop_level(body) if yielded(s, prefix) is not None for t in s.targets]  # type: ignore[union-attr]
+    return [
+        t
+        for s in _loop_level(body)
+        if isinstance(s, Assign) and yielded(s, prefix) is not None
+        for t in s.targets
+    ]
 
 
 def _bare_yield(body: tuple[Stmt, ...], prefix: str) -> ExprStmt | None:
