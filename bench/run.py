@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from unittest import mock
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -169,20 +170,13 @@ def wall_and_cpu(cmd: list[str], repeat: int = 1) -> list[tuple[float, float]]:
 @contextlib.contextmanager
 def _environment(**values: str | None) -> Iterator[None]:
     """The benchmark's subprocesses run with these variables set (None: unset), then as before."""
-    saved = {name: os.environ.get(name) for name in values}
-    try:
+    with mock.patch.dict(os.environ):  # restores the whole environment on the way out
         for name, value in values.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
         yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _bytecode(work: Path, cached: bool) -> dict[str, str | None]:

@@ -520,14 +520,15 @@ class _Reader:
         # functions inside it (`self.g(x) if c else y`) would be a call site nothing sees, so
         # a Graph would be rewritten while that call kept its old arguments.  (An `await` or
         # `yield` is refused as IR408 whatever it holds.)
-        hidden = next((n for n in ast.walk(node) if isinstance(n, ast.Call) and self._calls_program(n)), None)
+        inner = list(ast.walk(node))
+        hidden = next((n for n in inner if isinstance(n, ast.Call) and self._calls_program(n)), None)
         if hidden is not None and not isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
             raise self.error(
                 f"`{ast.unparse(hidden.func)}` is called inside an expression legalog does not read "
                 f"(`{ast.unparse(node)[:60]}`): bind the call to a name of its own",
                 hidden,
             )
-        names = tuple(sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)}))
+        names = tuple(sorted({n.id for n in inner if isinstance(n, ast.Name)}))
         return Opaque(ast.unparse(node), names, span=_span(node))
 
     def _calls_program(self, call: ast.Call) -> bool:

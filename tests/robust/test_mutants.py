@@ -14,6 +14,15 @@ from tests.robust.test_inputs import ROW_SHIFT
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
+
+def fixed(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str) -> str:
+    """What `legalog fix NAME -o out.py` writes for `text` (it must succeed)."""
+    source, out = tmp_path / name, tmp_path / "out.py"
+    source.write_text(text, encoding="utf-8")
+    assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
+    return out.read_text(encoding="utf-8")
+
+
 # A frontend dump (names rebound, so it is versioned as ConvertToSSA would) whose `if` ends in a
 # yield; the tests change the `if`'s branches.
 ONE_SIDED = """\
@@ -84,10 +93,7 @@ def test_a_hoist_that_empties_a_block_writes_a_program_fix_reads_back(
     again = analyze(written, "lone.py")
     assert again.status == "legal" and not again.errors
     assert again.legalized_text() in (None, written)  # fix of fix's output changes nothing
-    source, out = tmp_path / "lone.py", tmp_path / "out.py"
-    source.write_text(text, encoding="utf-8")
-    assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
-    assert out.read_text(encoding="utf-8") == written
+    assert fixed(tmp_path, capsys, "lone.py", text) == written
 
 
 @pytest.mark.parametrize(
@@ -140,10 +146,7 @@ def test_returning_a_guarded_launchs_whole_tuple_writes_a_program_fix_reads_back
     assert "        return _submit_tmp__ssa_v0_guarded_0, _submit_tmp__ssa_v0_guarded_1\n" in written
     again = analyze(written, "whole.py")
     assert again.status == "legal" and again.legalized_text() in (None, written)
-    source, out = tmp_path / "whole.py", tmp_path / "out.py"
-    source.write_text(text, encoding="utf-8")
-    assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
-    assert out.read_text(encoding="utf-8") == written
+    assert fixed(tmp_path, capsys, "whole.py", text) == written
 
 
 def test_a_graph_call_in_a_return_is_a_call_site_fix_rewrites(
@@ -164,10 +167,7 @@ def test_a_graph_call_in_a_return_is_a_call_site_fix_rewrites(
         in written
     )
     assert analyze(written, "ret.py").status == "legal"
-    source, out = tmp_path / "ret.py", tmp_path / "out.py"
-    source.write_text(text, encoding="utf-8")
-    assert main(["fix", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
-    assert out.read_text(encoding="utf-8") == written
+    assert fixed(tmp_path, capsys, "ret.py", text) == written
 
 
 @pytest.mark.parametrize(
