@@ -654,17 +654,23 @@ def _exit_status(counts, fail_on: str) -> int:
 
 def _load(path: str, runtime: str):
     """Analyse one file, or raise UsageError with the PARSE diagnostic's file:line:col."""
-    from legalog.ir.errors import ParseError
-    from legalog.ir.parser import parse_file
     from legalog.pipeline import analyze
 
-    if not Path(path).is_file():
+    return analyze(_parsed(path), path, runtime)
+
+
+def _parsed(path: str):
+    """One file's program, or a UsageError: not there, or the PARSE diagnostic's file:line:col
+    (a file that is not a regular file, or too large, among them)."""
+    from legalog.ir.errors import ParseError
+    from legalog.ir.parser import parse_file
+
+    if not os.path.lexists(path):
         raise UsageError(f"no such file: {path}")
     try:
-        program = parse_file(path)
+        return parse_file(path)
     except ParseError as err:
         raise UsageError(f"PARSE {path}:{err.line}:{err.col}: {err.reason}") from None
-    return analyze(program, path, runtime)
 
 
 # ------------------------------------------------------------------------------------- fix
@@ -841,17 +847,9 @@ def _list_relations(relations, fmt: str) -> int:
 def _facts(args: argparse.Namespace) -> int:
     from legalog.facts.schema import INPUT_RELATIONS
     from legalog.facts.store import write_facts
-    from legalog.ir.errors import ParseError
-    from legalog.ir.parser import parse_file
     from legalog.pipeline import extract
 
-    if not Path(args.file).is_file():
-        raise UsageError(f"no such file: {args.file}")
-    try:
-        program = parse_file(args.file)
-    except ParseError as err:
-        raise UsageError(f"PARSE {args.file}:{err.line}:{err.col}: {err.reason}") from None
-    facts = extract(program, args.runtime)
+    facts = extract(_parsed(args.file), args.runtime)
     written = write_facts(facts.as_mapping(), INPUT_RELATIONS, Path(args.output))
     print(
         f"legalog: {facts.count()} facts in {len(written)} relations written to {args.output}",

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,10 +25,15 @@ CLI_ENV = {**os.environ, "PYTHONPATH": str(REPO), "LEGALOG_NO_CACHE": "1"}
 
 
 def legalog_cli(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 600
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+    preexec_fn: Callable[[], object] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`python -m legalog ARGS` as a user runs it; a traceback in what it prints fails the test
-    (a crash is never reported as an answer)."""
+    (a crash is never reported as an answer).  `preexec_fn`: run in the child before legalog
+    starts (a memory limit, fewer privileges)."""
     result = subprocess.run(
         [sys.executable, "-m", "legalog", *args],
         capture_output=True,
@@ -36,6 +42,7 @@ def legalog_cli(
         env=env,
         timeout=timeout,
         check=False,
+        preexec_fn=preexec_fn,
     )
     assert "Traceback" not in result.stderr + result.stdout, result.stderr
     return result

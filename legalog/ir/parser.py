@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from legalog.files import read_regular
 from legalog.ir.allocation import bulk_allocation
 from legalog.ir.errors import ParseError
 from legalog.ir.lines import source_lines
@@ -134,7 +135,7 @@ def parse_file(path: str | Path) -> Program:
     """Read and parse one dump file; undecodable bytes are a `ParseError` like any other."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_regular(path)
     except OSError as err:
         raise ParseError(f"cannot read file: {err.strerror or err}", name) from None
     return parse_bytes(data, name)

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from legalog.digest import sha256
+from legalog.files import REPORT_LIMIT, read_regular
 from legalog.home import cache_dir
 from legalog.version import __version__
 
@@ -44,7 +45,7 @@ def _path(k: str) -> Path:
 def read(k: str, allowed: Mapping[str, frozenset[str]]) -> object | None:
     """What was kept under `k`, or None; `allowed`: module -> the names its pickle may use."""
     try:
-        data = _path(k).read_bytes()
+        data = read_regular(_path(k), REPORT_LIMIT)
     except OSError:
         return None
     head = _MAGIC + k.encode() + b"\n"

@@ -343,13 +343,14 @@ def analyse_job(job: Job) -> FileModel:
     """A worker's whole task: the analysis, through the result cache when the job names one,
     within the job's time limit.  The cache is read and written here, outside the time-limited
     child: a hit forks nothing and loads nothing of the pipeline."""
+    from legalog.files import read_regular
     from legalog.surfaces.cache import cached  # repeated runs over unchanged dumps answer from disk
 
     data = job.data
     if data is None and job.cache_dir is not None:
         # read once: the cache key and, on a miss, the analysis take the same bytes
         try:
-            data = Path(job.target.path).read_bytes()
+            data = read_regular(job.target.path)
         except OSError:
             data = None  # the analysis reports the unreadable file itself
 

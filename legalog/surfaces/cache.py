@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from legalog.digest import sha256
+from legalog.files import REPORT_LIMIT, read_regular
 from legalog.home import cache_dir
 from legalog.rules.choice import resolve_engine
 
@@ -92,7 +93,7 @@ def _entry(k: str, root: Path | str | None = None) -> Path:
 def load(k: str, root: Path | str | None = None) -> dict | None:
     """The stored payload, or None when absent, unreadable, corrupt or torn (left for a rewrite)."""
     try:
-        entry = json.loads(_entry(k, root).read_text(encoding="utf-8"))
+        entry = json.loads(read_regular(_entry(k, root), REPORT_LIMIT))
     except (OSError, ValueError):
         return None
     if (
@@ -166,7 +167,7 @@ def cached(
         return analyse(target, runtime)
     if data is None:
         try:
-            data = Path(where.path).read_bytes()
+            data = read_regular(where.path)
         except OSError:
             return analyse(target, runtime)  # let the analysis report the unreadable file
     k = key(data, key_options(where, runtime, engine))

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from legalog.analyzer.codes import CODES
+from legalog.files import read_regular
 from legalog.surfaces.report import FileModel
 
 TABLE = "tool.legalog"
@@ -156,12 +157,19 @@ def _table(data: dict[str, Any]) -> Any:
 
 
 @functools.lru_cache(maxsize=256)
+def _read_text(path: Path) -> str:
+    try:
+        return read_regular(path).decode("utf-8")
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the configuration: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: cannot read the configuration: {err}") from None
+
+
+@functools.lru_cache(maxsize=256)
 def _read_toml(path: Path) -> dict[str, Any]:
     """A TOML file as `tomllib` reads it; a ConfigError at the file:line of a syntax error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot read the configuration: {err}") from None
+    text = _read_text(path)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -188,7 +196,7 @@ def load(path: Path, explicit: bool = False) -> Config:
     if isinstance(problem, Settings):
         return Config(problem, path)
     key = str(problem["loc"][0]) if problem["loc"] else ""
-    text = path.read_text(encoding="utf-8")
+    text = _read_text(path)
     raise ConfigError(f"{path}:{_line_of(text, section, key, problem)}: {_describe(key, problem)}")
 
 

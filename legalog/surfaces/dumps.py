@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from legalog.files import read_regular
 from legalog.ir.errors import ParseError
 
 Role = Literal["all", "graph", "spmd", "both"]
@@ -178,7 +179,7 @@ def read_source(source: Any, path: str | None = None) -> tuple[Any, str | None]:
     if isinstance(source, os.PathLike):
         file = Path(source)
         try:
-            return file.read_bytes().decode("utf-8"), path if path is not None else str(file)
+            return read_regular(file).decode("utf-8"), path if path is not None else str(file)
         except (OSError, UnicodeDecodeError) as err:
             raise ParseError(f"cannot read {file}: {err}", path or str(file)) from None
     if isinstance(source, str) and _names_a_file(source):

@@ -21,10 +21,10 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from legalog.files import read_regular
 from legalog.surfaces.batch import Job, analyse_target, crash_result
 from legalog.surfaces.report import FileModel
 
@@ -117,7 +117,7 @@ def _alone(work: Callable[[Job], FileModel], job: Job) -> FileModel:
 
 def _with_bytes(job: Job) -> Job | None:
     try:
-        return replace(job, data=Path(job.target.path).read_bytes())
+        return replace(job, data=read_regular(job.target.path))
     except OSError:
         return None
 

@@ -24,6 +24,7 @@ from typing import Literal
 
 from legalog.digest import sha256
 from legalog.facts.store import current_umask
+from legalog.files import read_regular
 from legalog.ir.errors import ParseError
 from legalog.ir.parser import parse
 from legalog.surfaces.dumps import Target
@@ -84,7 +85,7 @@ def read_dump(path: str | Path) -> str:
     """A dump's text exactly as the parser saw it: its own line breaks (`read_text` would turn a
     CRLF dump into LF, and the edits' offsets are offsets into the bytes as decoded), without the
     byte order mark the parser drops (every offset would be one off)."""
-    return Path(path).read_bytes().decode("utf-8").removeprefix("\ufeff")
+    return read_regular(path).decode("utf-8").removeprefix("\ufeff")
 
 
 def diff_lines(path: str, original: str, text: str) -> list[str]:

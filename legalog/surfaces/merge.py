@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from legalog.files import REPORT_LIMIT, read_regular
 from legalog.surfaces.dumps import Target
 from legalog.surfaces.report import FileModel, ReportModel, RunModel, ShardEntry
 from legalog.surfaces.shard import Shard
@@ -80,7 +81,7 @@ def run_block(
 def load_report(path: str | Path) -> ReportModel:
     """A shard report from disk, or a MergeError that says what is wrong with the file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular(path, REPORT_LIMIT).decode("utf-8")
     except OSError as err:
         raise MergeError(f"{path}: cannot read: {err.strerror or err}") from None
     except UnicodeDecodeError:

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from legalog.analyzer.codes import CODES
 from legalog.facts.limits import GRAPH_MAX_NODES
+from legalog.files import read_regular
 from legalog.ir.lines import source_lines as read_lines
 from legalog.surfaces.formats import printable
 from legalog.surfaces.report import DiagnosticModel, EditModel, FileModel, GraphModel
@@ -145,7 +146,7 @@ def graph_line(path: str, g: GraphModel, state: GraphState = "changes", verbose:
 def source_lines(path: str) -> dict[int, str]:
     """A file's lines by number (from 1); none when it cannot be read."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = read_regular(path).decode("utf-8", errors="replace")
     except OSError:
         return {}
     # numbered as the parser numbers them (`str.splitlines` also breaks at a form feed)
