@@ -678,7 +678,7 @@ def _parsed(path: str):
 
 def _fix(args: argparse.Namespace) -> int:
     from legalog.surfaces.entries import file_model
-    from legalog.surfaces.fixes import write_atomic
+    from legalog.surfaces.fixes import write_atomic, write_output
     from legalog.surfaces.render import render_text
 
     if len(args.paths) > 1 or Path(args.paths[0]).is_dir():
@@ -698,9 +698,15 @@ def _fix(args: argparse.Namespace) -> int:
         return EXIT_REJECTED
     if args.diff:
         return _diff_many([_target(args.file)], [file_model(analysis)], args.quiet)
-    target = Path(args.file if args.in_place else args.output)
-    written = write_atomic(target, text)
+    if args.in_place:
+        written = write_atomic(Path(args.file), text)
+    elif args.output == "-":
+        sys.stdout.write(text)
+        written = True
+    else:
+        written = write_output(args.output, text)
     if not args.quiet:
+        target = args.file if args.in_place else args.output
         print(f"legalog: {analysis.status}: {'wrote' if written else 'unchanged'} {target}", file=sys.stderr)
     return EXIT_OK
 

@@ -24,7 +24,7 @@ from typing import Literal
 
 from legalog.digest import sha256
 from legalog.facts.store import current_umask
-from legalog.files import read_regular
+from legalog.files import kind, read_regular
 from legalog.ir.errors import ParseError
 from legalog.ir.parser import parse
 from legalog.surfaces.dumps import Target
@@ -46,21 +46,23 @@ def write_atomic(target: Path, text: str) -> bool:
     interrupted run never leaves a half-written dump; False (nothing written, not even the mtime
     touched) when the target already holds exactly these bytes.  The target keeps its mode and,
     where the user may set them, its owner and group; a new file gets the mode `open` would give
-    it.  A failure names `target`, never the temporary file (which is gone by then)."""
-    if target.is_dir():
-        raise IsADirectoryError(errno.EISDIR, "is a folder: give the path of the file to write", str(target))
+    it.  A symbolic link is written through: its target is replaced (the temporary file beside
+    it), the link stays.  Only a regular file is ever replaced: a folder, device, FIFO or socket
+    is an OSError saying what it is.  A failure names `target`, never the temporary file (which
+    is gone by then)."""
+    final = _through_links(target)
+    before = _regular_or_none(final, target)
     data = text.encode("utf-8")
     tmp: str | None = None
     try:
-        before = target.stat() if target.exists() else None
-        if before is not None and before.st_size == len(data) and target.read_bytes() == data:
+        if before is not None and before.st_size == len(data) and _holds(final, data):
             return False
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(final), suffix=".tmp", dir=final.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         _keep_attributes(Path(tmp), before)
-        os.replace(tmp, target)
+        os.replace(tmp, final)
     except BaseException as err:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
@@ -68,6 +70,70 @@ def write_atomic(target: Path, text: str) -> bool:
             raise OSError(err.errno, f"cannot write: {err.strerror or err}", str(target)) from None
         raise
     return True
+
+
+def write_output(target: str, text: str) -> bool:
+    """`fix -o OUT`: a character device (`/dev/null`, a terminal) or a FIFO (`/dev/stdout` in a
+    pipeline) is written into as a stream, never replaced; anything else as `write_atomic`."""
+    try:
+        found = os.stat(target)  # through links, the kernel's own too (/dev/stdout -> the pipe)
+    except OSError:
+        found = None
+    if found is None or not (stat.S_ISCHR(found.st_mode) or stat.S_ISFIFO(found.st_mode)):
+        return write_atomic(Path(target), text)
+    try:
+        with open(os.open(target, os.O_WRONLY | getattr(os, "O_NOCTTY", 0)), "wb") as stream:
+            stream.write(text.encode("utf-8"))
+    except OSError as err:
+        raise OSError(err.errno, f"cannot write: {err.strerror or err}", target) from None
+    return True
+
+
+def _through_links(path: Path) -> Path:
+    """The file `path` names: the final target of a symbolic link (the path itself otherwise)."""
+    if not path.is_symlink():
+        return path
+    final = Path(os.path.realpath(path))
+    if final.is_symlink():  # realpath stops where links loop
+        raise OSError(errno.ELOOP, f"cannot write: {os.strerror(errno.ELOOP)}", str(path))
+    return final
+
+
+def _regular_or_none(final: Path, target: Path) -> os.stat_result | None:
+    """The status of the regular file `final`, None when there is none yet; an OSError naming
+    `target` for what `fix` must not replace."""
+    try:
+        found = final.stat()
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(found.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a folder: give the path of the file to write", str(target))
+    if not stat.S_ISREG(found.st_mode):
+        raise OSError(
+            errno.EINVAL, f"cannot write: {kind(found.st_mode)}, which fix never replaces", str(target)
+        )
+    return found
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return read_regular(path, len(data)) == data
+    except OSError:  # changed meanwhile: written anew
+        return False
+
+
+def _temporary_prefix(target: Path) -> str:
+    """`.NAME.`, NAME cut so that the temporary name (the prefix, mkstemp's 8 random characters,
+    `.tmp`) fits in the longest name the folder takes (255 bytes on most file systems)."""
+    try:
+        longest = os.pathconf(target.parent, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # not said: the common limit
+        longest = 255
+    room = longest - len("..XXXXXXXX.tmp")
+    name = target.name
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return f".{name}."
 
 
 def _keep_attributes(tmp: Path, before: os.stat_result | None) -> None:

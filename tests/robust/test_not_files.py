@@ -10,6 +10,8 @@ import json
 import os
 import resource
 import shutil
+import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -134,3 +136,134 @@ def test_a_fifo_planted_at_a_cache_entry_or_a_kept_program_is_ignored(tmp_path: 
     again = run("check", "d.py", "--format", "json", "--timeout", "5", cwd=tmp_path, env=env)
     assert (again.returncode, again.stdout) == (first.returncode, first.stdout)
     assert any(p.is_file() for p in cache.glob("??/*.json"))  # the entry was written again
+
+
+# --------------------------------------------------------------- what `fix` writes through
+
+
+@pytest.fixture(scope="module")
+def legalized(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """`fix`'s output for ROW_SHIFT, written to a plain new file."""
+    folder = tmp_path_factory.mktemp("legalized")
+    assert run("fix", str(ROW_SHIFT), "-o", "out.py", cwd=folder).returncode == 0
+    return (folder / "out.py").read_bytes()
+
+
+def test_fix_in_place_writes_through_a_symlink_to_its_target(tmp_path: Path, legalized: bytes) -> None:
+    (tmp_path / "real").mkdir()
+    shutil.copy(ROW_SHIFT, tmp_path / "real" / "d.py")
+    shutil.copy(ROW_SHIFT, tmp_path / "real" / "e.py")
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "link.py").symlink_to("real/d.py")
+    (tmp_path / "tree" / "e.py").symlink_to("../real/e.py")
+    assert run("fix", "link.py", "--in-place", cwd=tmp_path).returncode == 0
+    assert run("fix", "tree", "--in-place", cwd=tmp_path).returncode == 0
+    assert os.readlink(tmp_path / "link.py") == "real/d.py"
+    assert os.readlink(tmp_path / "tree" / "e.py") == "../real/e.py"
+    assert (tmp_path / "real" / "d.py").read_bytes() == legalized == (tmp_path / "real" / "e.py").read_bytes()
+    # written beside the target, nothing left behind anywhere
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["d.py", "e.py", "e.py", "link.py", "real", "tree"]
+
+
+@pytest.mark.parametrize("exists", [True, False], ids=["target", "dangling"])
+def test_fix_output_to_a_symlink_writes_its_target(exists: bool, tmp_path: Path, legalized: bytes) -> None:
+    (tmp_path / "outs").mkdir()
+    if exists:
+        (tmp_path / "outs" / "out.py").write_text("old\n")
+    (tmp_path / "link.py").symlink_to("outs/out.py")
+    assert run("fix", str(ROW_SHIFT), "-o", "link.py", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "link.py").is_symlink() and (tmp_path / "outs" / "out.py").read_bytes() == legalized
+    assert sorted(p.name for p in (tmp_path / "outs").iterdir()) == ["out.py"]
+
+
+def test_fix_output_to_a_symlink_loop_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.py").symlink_to("b.py")
+    (tmp_path / "b.py").symlink_to("a.py")
+    done = run("fix", str(ROW_SHIFT), "-o", "a.py", cwd=tmp_path)
+    assert done.returncode == 2 and "a.py" in done.stderr
+    assert os.readlink(tmp_path / "a.py") == "b.py" and os.readlink(tmp_path / "b.py") == "a.py"
+
+
+@pytest.mark.parametrize("spelling", ["-", "stdout link"])
+def test_fix_output_to_stdout_streams_the_text(spelling: str, tmp_path: Path, legalized: bytes) -> None:
+    # a link of the test's own to what /dev/stdout links to: a regression replaces this link,
+    # never the machine's /dev/stdout
+    if spelling != "-":
+        (tmp_path / spelling).symlink_to("/proc/self/fd/1")
+    done = run("fix", str(ROW_SHIFT), "-o", spelling, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.encode() == legalized
+    assert [p.name for p in tmp_path.iterdir()] == ([] if spelling == "-" else [spelling])
+    assert spelling == "-" or os.readlink(tmp_path / spelling) == "/proc/self/fd/1"
+
+
+def private_null(path: Path) -> Path:
+    """A character device like /dev/null (1, 3) of the test's own: a regression replaces this
+    one, never the machine's /dev/null."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs root (CAP_MKNOD)")
+    return path
+
+
+@pytest.mark.parametrize("via_link", [False, True], ids=["device", "symlink to it"])
+def test_fix_output_to_a_device_writes_into_it_and_keeps_it(via_link: bool, tmp_path: Path) -> None:
+    null = private_null(tmp_path / "null")
+    if via_link:
+        (tmp_path / "link.py").symlink_to("null")
+    done = run("fix", str(ROW_SHIFT), "-o", "link.py" if via_link else "null", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISCHR(null.lstat().st_mode) and null.lstat().st_rdev == os.makedev(1, 3)
+    assert not via_link or os.readlink(tmp_path / "link.py") == "null"
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["link.py", "null"] if via_link else ["null"])
+
+
+def test_fix_output_to_a_fifo_streams_into_it(tmp_path: Path, legalized: bytes) -> None:
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # a reader waiting, so the writer never blocks
+    try:
+        done = run("fix", str(ROW_SHIFT), "-o", "pipe", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        received = os.read(reader, 1 << 20)
+    finally:
+        os.close(reader)
+    assert received == legalized and stat.S_ISFIFO(pipe.lstat().st_mode)
+
+
+def test_fix_output_to_a_socket_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a socket's path has at most 107 bytes: bound by a short relative name
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind("sock")
+        done = run("fix", str(ROW_SHIFT), "-o", "sock", cwd=tmp_path)
+        assert done.returncode == 2 and "sock" in done.stderr and "a socket" in done.stderr
+        assert stat.S_ISSOCK((tmp_path / "sock").lstat().st_mode)
+
+
+# ---------------------------------------------------------------------------- long names
+
+LONG_NAMES = {
+    "255 bytes": "d" * 252 + ".py",
+    "250 bytes": "d" * 247 + ".py",
+    "249 bytes of two-byte characters": "\u00e9" * 123 + ".py",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_NAMES), ids=str)
+def test_a_dump_with_a_long_name_is_fixed(name: str, tmp_path: Path, legalized: bytes) -> None:
+    long = LONG_NAMES[name]
+    assert len(os.fsencode(long)) <= 255
+    (tmp_path / "one").mkdir()
+    (tmp_path / "many").mkdir()
+    shutil.copy(ROW_SHIFT, tmp_path / "one" / long)
+    shutil.copy(ROW_SHIFT, tmp_path / "many" / long)
+    for argv in (
+        ["fix", f"one/{long}", "--in-place"],
+        ["fix", "many", "--in-place"],
+        ["fix", str(ROW_SHIFT), "-o", f"out/{long}"],
+    ):
+        done = run(*argv, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    for folder in ("one", "many", "out"):
+        assert [p.name for p in (tmp_path / folder).iterdir()] == [long]
+        assert (tmp_path / folder / long).read_bytes() == legalized
