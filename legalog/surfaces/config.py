@@ -23,7 +23,9 @@ naming the file and line.
 from __future__ import annotations
 
 import functools
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from legalog.analyzer.codes import CODES
-from legalog.files import read_regular
+from legalog.files import kind, read_regular
 from legalog.surfaces.report import FileModel
 
 TABLE = "tool.legalog"
@@ -146,9 +148,34 @@ def _nearest(folder: Path) -> Path | None:
     # cached by folder: a batch of thousands of dumps in a few folders reads each file once
     for name in CONFIG_FILES:
         candidate = folder / name
-        if candidate.is_file() and (name == "legalog.toml" or _table(_read_toml(candidate)) is not None):
+        try:
+            there = _is_config_file(candidate)
+        except PermissionError:
+            # a folder that cannot be searched: nothing in it can be read either (the batch
+            # reports the folder itself), so its own entry is configured from above
+            break
+        if there and (name == "legalog.toml" or _table(_read_toml(candidate)) is not None):
             return candidate
     return _nearest(folder.parent) if folder.parent != folder else None
+
+
+def _is_config_file(candidate: Path) -> bool:
+    """Whether a configuration file is there to read; a ConfigError for one that is there but
+    cannot be (a folder, a FIFO, a device, a link to nothing): never skipped silently."""
+    try:
+        mode = candidate.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        if candidate.is_symlink():
+            raise ConfigError(
+                f"{candidate}: a symbolic link to nothing ({os.readlink(candidate)}): "
+                "remove it, or point it at the configuration file"
+            ) from None
+        return False
+    if not stat.S_ISREG(mode):
+        raise ConfigError(
+            f"{candidate}: {kind(mode)}, not a configuration file (legalog reads a regular file)"
+        )
+    return True
 
 
 def _table(data: dict[str, Any]) -> Any:

@@ -6,12 +6,16 @@ fails the test instead of hanging the suite, and a memory limit where a read cou
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import resource
 import shutil
 import socket
 import stat
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,8 +34,51 @@ def limited_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
-def run(*args: str, cwd: Path, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    return legalog_cli(*args, cwd=cwd, env=env or CLI_ENV, timeout=LIMIT, preexec_fn=limited_memory)
+def run(*args: str, cwd: Path, env: dict[str, str] | None = None, unprivileged: bool = False):  # type: ignore[no-untyped-def]
+    """`legalog ARGS` under the time and memory limits; `unprivileged`: as a user whom a folder's
+    permissions stop (root, too, without the capabilities that read any folder)."""
+    prepare = _unprivileged if unprivileged else limited_memory
+    return legalog_cli(*args, cwd=cwd, env=env or CLI_ENV, timeout=LIMIT, preexec_fn=prepare)
+
+
+_PR_CAPBSET_DROP, _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH = 24, 1, 2
+
+
+def _unprivileged() -> None:
+    """In the child, before legalog starts: root gives up reading and searching any folder
+    whatever its mode (dropped from the bounding set, the capabilities are gone after `exec`);
+    for another user, chmod 000 already means what it says."""
+    limited_memory()
+    if os.geteuid() == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for cap in (_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH):
+            if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) refused")
+
+
+@pytest.fixture
+def locked(tmp_path: Path) -> Iterator[Path]:
+    """A folder (holding a dump) that an unprivileged run cannot list or enter; skipped, with
+    the reason, where even that run would read it (root that may not drop its capabilities)."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    shutil.copy(ROW_SHIFT, folder / "hidden.py")
+    folder.chmod(0)
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", f"import os; os.listdir({str(folder)!r})"],
+            preexec_fn=_unprivileged,
+            capture_output=True,
+            timeout=LIMIT,
+            check=False,
+        )
+        if b"PermissionError" not in probe.stderr:
+            pytest.skip(
+                "this process reads a chmod 000 folder even unprivileged (root that may not drop CAP_DAC_OVERRIDE)"
+            )
+        yield folder
+    finally:
+        folder.chmod(0o755)
 
 
 def cached_env(tmp_path: Path) -> dict[str, str]:
@@ -267,3 +314,49 @@ def test_a_dump_with_a_long_name_is_fixed(name: str, tmp_path: Path, legalized: 
     for folder in ("one", "many", "out"):
         assert [p.name for p in (tmp_path / folder).iterdir()] == [long]
         assert (tmp_path / folder / long).read_bytes() == legalized
+
+
+# ------------------------------------------------------------------------ unreadable folders
+
+
+def test_check_reports_an_unreadable_folder_and_checks_the_rest(tmp_path: Path, locked: Path) -> None:
+    shutil.copy(ROW_SHIFT, tmp_path / "d.py")
+    done = run("check", ".", "--format", "json", cwd=tmp_path, unprivileged=True)
+    assert done.returncode == 2, done.stderr
+    files = {f["path"]: f for f in json.loads(done.stdout)["files"]}
+    assert sorted(files) == ["d.py", "locked"]
+    assert files["locked"]["status"] == "error"
+    assert files["locked"]["diagnostics"][0]["message"] == "cannot read folder: Permission denied"
+    assert files["d.py"]["status"] == "rewritten"
+
+
+def test_fix_fixes_the_rest_beside_an_unreadable_folder(
+    tmp_path: Path, locked: Path, legalized: bytes
+) -> None:
+    shutil.copy(ROW_SHIFT, tmp_path / "d.py")
+    done = run("fix", ".", "--in-place", cwd=tmp_path, unprivileged=True)
+    assert done.returncode == 2, done.stderr
+    assert "legalog: error: locked (cannot read folder: Permission denied)" in done.stderr
+    assert (tmp_path / "d.py").read_bytes() == legalized
+
+
+# ------------------------------------------------------- a configuration that is not a file
+
+CONFIG_KINDS = {
+    "folder": (lambda p: p.mkdir(), "a folder, not a configuration file"),
+    "fifo": (os.mkfifo, "a FIFO, not a configuration file"),
+    "dangling link": (lambda p: p.symlink_to("gone.toml"), "a symbolic link to nothing (gone.toml)"),
+}
+
+
+@pytest.mark.parametrize("name", ["legalog.toml", "pyproject.toml"])
+@pytest.mark.parametrize("make", sorted(CONFIG_KINDS), ids=str)
+def test_a_configuration_that_is_not_a_file_is_refused_not_skipped(
+    make: str, name: str, tmp_path: Path
+) -> None:
+    create, reason = CONFIG_KINDS[make]
+    create(tmp_path / name)
+    shutil.copy(ROW_SHIFT, tmp_path / "d.py")
+    done = run("check", "d.py", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"legalog: {tmp_path / name}: {reason}" in done.stderr
