@@ -422,12 +422,14 @@ def _engine(p: argparse.ArgumentParser) -> None:
 
 
 def _seconds(text: str) -> float:
+    from legalog.surfaces.batch import MAX_TIMEOUT
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a finite number of seconds, 0 for no limit")
+    if not 0 <= value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_TIMEOUT:.0f} seconds, 0 for no limit")
     return value
 
 

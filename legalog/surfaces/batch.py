@@ -33,6 +33,9 @@ _EVERY_POSITION = ("PARSE", "INTERNAL", "TIMEOUT", "IR")  # input and legalog fa
 # Seconds one file may take (`check --timeout`): far above any real dump (the 5 MB, 1,656-function
 # synthetic one takes well under a minute), low enough that a stuck file cannot hold a CI job.
 DEFAULT_TIMEOUT = 300.0
+# The longest limit waited for (11.6 days): the wait is one `poll`, whose milliseconds the system
+# takes as a 32-bit number (at most 24.8 days); 0 or None is no limit at all.
+MAX_TIMEOUT = 1_000_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,6 +407,9 @@ def results(
     `error` entry with code TIMEOUT."""
     from legalog.rules.choice import resolve_engine
     from legalog.surfaces.cache import default_root
+
+    if timeout is not None and not 0 <= timeout <= MAX_TIMEOUT:
+        raise ValueError(f"timeout must be at most {MAX_TIMEOUT:.0f} seconds (0 or None: no limit)")
 
     root = str(cache_dir) if cache_dir is not None else default_root()
     engine = resolve_engine()

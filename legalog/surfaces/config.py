@@ -203,6 +203,24 @@ def _read_toml(path: Path) -> dict[str, Any]:
         line = re.search(r"line (\d+)", str(err))  # tomllib's message is the only place it says (3.11)
         where = line.group(1) if line else max(len(text.splitlines()), 1)  # "at end of document"
         raise ConfigError(f"{path}:{where}: not valid TOML: {err}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise ConfigError(
+            f"{path}:{_deepest_line(text)}: not valid TOML: arrays or inline tables nested "
+            "deeper than Python's TOML reader goes"
+        ) from None
+
+
+def _deepest_line(text: str) -> int:
+    """The line where brackets first nest deepest (strings not told apart: only a text that
+    nests past the reader's depth asks)."""
+    depth = deepest = 0
+    at = 1
+    for number, line in enumerate(text.splitlines(), start=1):
+        for char in line.split("#", 1)[0]:
+            depth += (char in "[{") - (char in "]}")
+            if depth > deepest:
+                deepest, at = depth, number
+    return at
 
 
 @functools.lru_cache(maxsize=256)

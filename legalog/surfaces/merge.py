@@ -100,7 +100,25 @@ def load_report(path: str | Path) -> ReportModel:
         raise MergeError(
             f"{path}: damaged shard report ({len(report.files)} files, {len(report.run.entries)} entries)"
         )
+    if (problem := _meaningless(report.files, report.run)) is not None:
+        raise MergeError(f"{path}: not a legalog JSON report ({problem})")
     return report
+
+
+def _meaningless(files: Sequence[FileModel], run: RunModel) -> str | None:
+    """What the schema lets through but no legalog wrote, and the report formats cannot render:
+    a code legalog does not have, a quoted source line numbered by something else than a number."""
+    from legalog.analyzer.codes import CODES
+
+    for i, f in enumerate(files):
+        for j, d in enumerate(f.diagnostics):
+            if d.code not in CODES:
+                return f"files.{i}.diagnostics.{j}.code: unknown code {d.code!r}"
+    for source, lines in run.sources.items():
+        for number in lines:
+            if not (number.isascii() and number.isdecimal()):
+                return f"run.sources.{source}: {number!r} is not a line number"
+    return None
 
 
 def merge(reports: Sequence[tuple[str, ReportModel]]) -> Merged:
