@@ -576,12 +576,14 @@ def _executor(args: argparse.Namespace):
 
 def _say_positions(targets, quiet: bool, with_full_report: bool) -> None:
     # which dump stands for each pass's position: with the findings in full text, on stderr otherwise
+    from legalog.surfaces.formats import printable
+
     if quiet:
         return
     where = sys.stdout if with_full_report else sys.stderr
     for target in targets:
         if target.folder is not None:
-            print(f"passes_dump {target.describe()}", file=where)
+            print(f"passes_dump {printable(target.describe())}", file=where)
 
 
 def _print_report(results, args: argparse.Namespace, run=None, lines_of=None, verbose: bool = False):

@@ -29,6 +29,7 @@ from legalog.ir.errors import ParseError
 from legalog.ir.parser import parse
 from legalog.surfaces.dumps import Target
 from legalog.surfaces.edits import WHOLE_FILE, apply_edits
+from legalog.surfaces.formats import lossy
 from legalog.surfaces.report import EditModel, FileModel
 
 Outcome = Literal["fixed", "unchanged", "legal", "rejected", "error", "internal"]
@@ -155,14 +156,34 @@ def read_dump(path: str | Path) -> str:
 
 
 def diff_lines(path: str, original: str, text: str) -> list[str]:
-    """A unified diff of `fix`'s output, lines as Python counts them (a form feed is no break)."""
+    """A unified diff of `fix`'s output, lines as Python counts them (a form feed is no break).
+    A last line without a line break is followed by `\\ No newline at end of file`, as `diff`
+    writes it (else the next line would be glued to it: a malformed patch)."""
     from legalog.ir.lines import source_lines
 
-    return list(
-        difflib.unified_diff(
-            source_lines(original), source_lines(text), fromfile=path, tofile=f"{path} (legalized)"
-        )
+    lines = difflib.unified_diff(
+        source_lines(original),
+        source_lines(text),
+        fromfile=diff_name(path),
+        tofile=diff_name(f"{path} (legalized)"),
     )
+    return [
+        line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines
+    ]
+
+
+_C_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
+
+
+def diff_name(path: str) -> str:
+    """A file name as a diff header gives it: as it is, or, when it holds a control character,
+    a quote, a backslash or bytes that are not UTF-8, in double quotes with C escapes, as git
+    writes it (`"\\033[31m.py"`, `"\\377.py"`; git apply and GNU patch read both)."""
+    raw = os.fsencode(path)
+    if not any(b < 0x20 or b == 0x7F or b in (34, 92) for b in raw) and lossy(path) == path:
+        return path
+    escaped = (_C_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in raw)
+    return '"' + "".join(escaped) + '"'
 
 
 def fixed_text(model: FileModel, original: str) -> str | None:

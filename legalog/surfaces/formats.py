@@ -11,14 +11,18 @@
   for an error or a warning, an `error` for a file legalog could not analyse; an info finding,
   or a file with nothing to report, passes).
 
-Every string a terminal shows goes through `printable`, so a binary file's bytes never reach the
-terminal raw.
+Every string a terminal shows goes through `printable`, so a binary file's bytes, or a file name's
+escape sequences, never reach the terminal raw (nor an XML attribute, where most control
+characters may not appear at all); every JSON string through `lossy`, so a file name that is not
+UTF-8 never makes the JSON invalid (docs/input-safety.md).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from typing import Any
 
 from legalog.digest import sha256
 from legalog.surfaces.report import DiagnosticModel, FileModel
@@ -37,10 +41,33 @@ def canonical(fmt: str) -> str:
 
 def printable(text: str) -> str:
     """`text` with every control or otherwise unprintable character (but a tab) spelled as Python
-    escapes it: `\\x00`, `\\x1b`, `\\u2028`.  Printable text is unchanged."""
+    escapes it: `\\x00`, `\\x1b`, `\\u2028`, and each byte of a name that is not UTF-8 as
+    U+FFFD (`lossy`).  Printable text is unchanged."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text)
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in lossy(text))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lossy(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD: Python reads each byte of a file name that is
+    not UTF-8 as one (`os.fsdecode`), which no UTF-8 output, JSON document or XML can hold.  So
+    a report shows such a name as Ruff does (Rust's `to_string_lossy`), the same in every
+    format and after `merge`; the file itself is still read and written by its real name."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def json_safe(value: Any) -> Any:
+    """A JSON-ready value with every string `lossy`."""
+    if isinstance(value, str):
+        return lossy(value)
+    if isinstance(value, dict):
+        return {lossy(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def source_of(f: FileModel) -> str:
@@ -56,7 +83,7 @@ def _mark(d: DiagnosticModel) -> str:
 
 
 def concise_lines(f: FileModel) -> list[str]:
-    source = source_of(f)
+    source = printable(source_of(f))
     return [f"{source}:{d.line}:{d.column}: {d.code}{_mark(d)} {printable(d.message)}" for d in f.diagnostics]
 
 
@@ -66,12 +93,14 @@ def concise_lines(f: FileModel) -> list[str]:
 def json_lines(f: FileModel) -> list[str]:
     return [
         json.dumps(
-            {
-                "path": f.path,
-                "used_dump": f.used_dump,
-                "status": f.status,
-                **d.model_dump(exclude={"fix_functions"}),
-            }
+            json_safe(
+                {
+                    "path": f.path,
+                    "used_dump": f.used_dump,
+                    "status": f.status,
+                    **d.model_dump(exclude={"fix_functions"}),
+                }
+            )
         )
         for d in f.diagnostics
     ]
@@ -85,7 +114,7 @@ _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 def github_lines(f: FileModel) -> list[str]:
     """Workflow commands (docs.github.com, "Workflow commands for GitHub Actions"): a property's
     value escapes `%`, CR, LF, `:` and `,`; the message escapes `%`, CR and LF."""
-    source = source_of(f)
+    source = printable(source_of(f))
     out = []
     for d in f.diagnostics:
         title = f"legalog {d.code}" + (" (fixable with legalog fix)" if d.fixable else "")
@@ -117,16 +146,16 @@ def gitlab_issues(f: FileModel) -> list[dict]:
     """The entry's issues for GitLab's code-quality widget (docs.gitlab.com, "Code Quality",
     "Code Quality report format"); the fingerprint is stable while the finding's file, code,
     function, subject and message stay (not its line), and unique within the file."""
-    source = source_of(f)
+    source = lossy(source_of(f))
     seen: dict[str, int] = {}
     out = []
     for d in f.diagnostics:
-        key = "\0".join((source, d.code, d.function or "", d.subject or "", d.message))
+        key = lossy("\0".join((source, d.code, d.function or "", d.subject or "", d.message)))
         seen[key] = seen.get(key, 0) + 1
         fingerprint = sha256(f"{key}\0{seen[key]}".encode()).hexdigest()
         out.append(
             {
-                "description": f"{d.code}{_mark(d)} {d.message}",
+                "description": lossy(f"{d.code}{_mark(d)} {d.message}"),
                 "check_name": d.code,
                 "fingerprint": fingerprint,
                 "severity": _GITLAB_SEVERITY[d.severity],
@@ -146,7 +175,7 @@ def junit_suite(f: FileModel) -> str:
     """One file's `<testsuite>`: its diagnostics as test cases named `CODE line:col`."""
     from xml.etree import ElementTree  # only for JUnit output
 
-    source = source_of(f)
+    source = printable(source_of(f))
     suite = ElementTree.Element("testsuite", name=source)
     failures = errors = 0
     for d in f.diagnostics:

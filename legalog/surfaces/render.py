@@ -14,7 +14,7 @@ from legalog.analyzer.codes import CODES
 from legalog.facts.limits import GRAPH_MAX_NODES
 from legalog.files import read_regular
 from legalog.ir.lines import source_lines as read_lines
-from legalog.surfaces.formats import printable
+from legalog.surfaces.formats import lossy, printable
 from legalog.surfaces.report import DiagnosticModel, EditModel, FileModel, GraphModel
 from legalog.surfaces.rule_docs import rule_markdown, rule_text
 from legalog.version import __version__
@@ -49,8 +49,8 @@ def text_chunks(
 ) -> list[str]:
     """One entry's part of `render_text`: its findings, then its Graph lines unless not `graphs`
     (the report joins every entry's chunks, then the summary, with newlines)."""
-    source = f.used_dump or f.path
-    lines = (lines_of or source_lines)(source)
+    lines = (lines_of or source_lines)(f.used_dump or f.path)
+    source = printable(f.used_dump or f.path)
     paint = _paint if colour else _plain
     chunks = [_render_one(source, d, lines, paint) for d in f.diagnostics]
     if f.status == "rejected" and f.ignored and not any(d.severity == "error" for d in f.diagnostics):
@@ -78,6 +78,7 @@ def _plain(text: str, style: str) -> str:
 def _render_one(
     path: str, d: DiagnosticModel, lines: Mapping[int, str], paint: Callable[[str, str], str] = _plain
 ) -> str:
+    """One diagnostic; `path` as it is shown (`printable`)."""
     mark = paint(" [*]", "fix") if d.fixable else ""
     where = f" in `{d.function}`" if d.function else ""
     head = paint(d.severity, d.severity) + paint(f"[{d.code}]", "code")
@@ -368,8 +369,9 @@ def _fix_guid(uri: str, index: int, d: DiagnosticModel) -> str:
 
 
 def _uri(path: str) -> str:
-    """A SARIF artifact URI: a file:// URI for an absolute path, a relative reference otherwise."""
-    p = Path(path)
+    """A SARIF artifact URI: a file:// URI for an absolute path, a relative reference otherwise
+    (a name that is not UTF-8 as every report shows it, `lossy`)."""
+    p = Path(lossy(path))
     return p.as_uri() if p.is_absolute() else quote(p.as_posix())
 
 

@@ -56,7 +56,7 @@ def entry_key(target: Target, roots: Sequence[str | Path]) -> str:
 
 def shard_of(key: str, count: int) -> int:
     """The shard number (from 1) of an entry key among `count` shards."""
-    return 1 + int(sha256(key.encode("utf-8")).hexdigest()[:16], 16) % count
+    return 1 + int(sha256(_bytes(key)).hexdigest()[:16], 16) % count
 
 
 def select(targets: Sequence[Target], roots: Sequence[str | Path], shard: Shard) -> list[tuple[int, Target]]:
@@ -69,4 +69,9 @@ def select(targets: Sequence[Target], roots: Sequence[str | Path], shard: Shard)
 def batch_digest(targets: Sequence[Target], roots: Sequence[str | Path]) -> str:
     """Names the whole batch, so that a merge can tell shards of different inputs apart."""
     rows = sorted(f"{entry_key(t, roots)}\0{t.role}\0{PurePath(t.path).name}" for t in targets)
-    return sha256("\n".join(rows).encode("utf-8")).hexdigest()
+    return sha256(_bytes("\n".join(rows))).hexdigest()
+
+
+def _bytes(text: str) -> bytes:
+    # a file name's own bytes, those that are not UTF-8 too (each read as a lone surrogate)
+    return text.encode("utf-8", "surrogateescape")

@@ -13,7 +13,15 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
-from legalog.surfaces.formats import JUNIT_HEAD, JUNIT_TAIL, canonical, gitlab_issues, items
+from legalog.surfaces.formats import (
+    JUNIT_HEAD,
+    JUNIT_TAIL,
+    canonical,
+    gitlab_issues,
+    items,
+    json_safe,
+    lossy,
+)
 from legalog.surfaces.render import Tally, quoted_lines, render_sarif, sarif_results, text_chunks
 from legalog.surfaces.report import FileModel, ReportModel, RunModel
 
@@ -79,21 +87,21 @@ def write_report(
         for f in files:
             counts.add(f)
             for item in sarif_results(f, lines_of) if fmt == "sarif" else gitlab_issues(f):
-                array.item(json.dumps(item, indent=2))
+                array.item(json.dumps(json_safe(item), indent=2))
             _flush(out)
         array.close()
         return counts
     report = _Array(ReportModel(files=[]).model_dump_json(indent=2), "files", out)
     for f in files:
         counts.add(f)
-        report.item(f.model_dump_json(indent=2))
+        report.item(lossy(f.model_dump_json(indent=2)))
         _flush(out)
         if run is not None:
             for path, lines in quoted_lines([f]).items():  # in entry order, as quoted_lines(all) orders them
                 quoted.setdefault(path, {}).update(lines)
     # the `run` block comes after `files`: the document's end is rendered once it is known
     report.close(
-        ReportModel(files=[], run=run(quoted) if run is not None else None).model_dump_json(indent=2)
+        lossy(ReportModel(files=[], run=run(quoted) if run is not None else None).model_dump_json(indent=2))
     )
     return counts
 

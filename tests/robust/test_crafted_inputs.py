@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
+from xml.etree import ElementTree
 
 import pytest
 
@@ -119,3 +123,112 @@ def test_merge_refuses_a_crafted_report_in_every_format(
 def test_an_untouched_shard_report_merges(shard_report: dict[str, Any], tmp_path: Path) -> None:
     crafted(shard_report, tmp_path, lambda r: None)
     assert run("merge", "crafted.json", "--format", "sarif", cwd=tmp_path).returncode == 0
+
+
+# ------------------------------------------------------------------------------ file names
+
+NAMES = {
+    "escape and bell": "bell\x07and\x1b[31mred.py",
+    "not UTF-8": os.fsdecode(b"\xff\xfe.py"),
+}
+# what every report shows for them: undecodable bytes as U+FFFD (as Ruff shows them), and in the
+# text formats each control character as a Python escape
+IN_JSON = {"escape and bell": "bell\x07and\x1b[31mred.py", "not UTF-8": "\ufffd\ufffd.py"}
+IN_TEXT = {"escape and bell": "bell\\x07and\\x1b[31mred.py", "not UTF-8": "\ufffd\ufffd.py"}
+TEXT_FORMATS = ("full", "concise", "github", "junit")
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown_paths(fmt: str, out: str) -> list[str]:
+    """The file names a report in `fmt` gives (it must parse as its format says)."""
+    if fmt == "json":
+        return [f["path"] for f in json.loads(out)["files"]]
+    if fmt == "json-lines":
+        return [json.loads(line)["path"] for line in out.splitlines()]
+    if fmt == "gitlab":
+        return [issue["location"]["path"] for issue in json.loads(out)]
+    if fmt == "sarif":
+        results = json.loads(out)["runs"][0]["results"]
+        return [unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results]
+    if fmt == "junit":
+        return [suite.get("name", "") for suite in ElementTree.fromstring(out)]
+    if fmt == "github":
+        return [re.search(r"file=([^,]*),", line)[1] for line in out.splitlines()]  # type: ignore[index]
+    if fmt == "concise":
+        return [line.split(":", 1)[0] for line in out.splitlines() if ": GB" in line]
+    return re.findall(r"--> (.*):\d+:\d+", out)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("case", sorted(NAMES), ids=str)
+def test_a_hostile_file_name_is_shown_safely_in_every_format(case: str, fmt: str, tmp_path: Path) -> None:
+    shutil.copy(ROW_SHIFT, tmp_path / NAMES[case])
+    for given in (NAMES[case], "."):  # named, and found by the folder search
+        done = run("check", given, "--format", fmt, cwd=tmp_path)  # the output must decode as UTF-8
+        assert done.returncode == 0, done.stderr
+        expected = IN_TEXT[case] if fmt in TEXT_FORMATS else IN_JSON[case]
+        assert set(shown_paths(fmt, done.stdout)) == {expected}
+        if fmt in TEXT_FORMATS:
+            assert not RAW_CONTROL.search(done.stdout)
+
+
+def test_a_hostile_folder_name_is_shown_safely_in_passes_dump_lines(tmp_path: Path) -> None:
+    folder = tmp_path / "passes\x1b[2J"
+    folder.mkdir()
+    shutil.copy(ROW_SHIFT, folder / "05_after_Simplify.py")
+    done = run("check", folder.name, cwd=tmp_path)
+    assert done.returncode == 0 and not RAW_CONTROL.search(done.stdout)
+    assert "passes_dump passes\\x1b[2J: Graph boundaries and SPMD launches checked in" in done.stdout
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_shards_with_hostile_names_merge_to_the_unsharded_report(fmt: str, tmp_path: Path) -> None:
+    for name in NAMES.values():
+        shutil.copy(ROW_SHIFT, tmp_path / name)
+    whole = run("check", ".", "--format", fmt, cwd=tmp_path)
+    for k in (1, 2):
+        shard = run("check", ".", "--shard", f"{k}/2", "--format", "json", cwd=tmp_path)
+        (tmp_path.parent / f"{tmp_path.name}-{k}.json").write_text(shard.stdout, encoding="utf-8")
+    reports = [str(tmp_path.parent / f"{tmp_path.name}-{k}.json") for k in (1, 2)]
+    merged = run("merge", *reports, "--format", fmt, cwd=tmp_path)
+    assert (merged.returncode, merged.stdout) == (whole.returncode, whole.stdout), merged.stderr
+
+
+def test_absolute_sarif_uris_of_a_hostile_name(tmp_path: Path) -> None:
+    name = tmp_path / NAMES["not UTF-8"]
+    shutil.copy(ROW_SHIFT, name)
+    done = run("check", str(name), "--format", "sarif", cwd=tmp_path)
+    uri = json.loads(done.stdout)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert uri["artifactLocation"]["uri"] == (tmp_path / IN_JSON["not UTF-8"]).as_uri()
+
+
+# ------------------------------------------------------------------------------------ diffs
+
+
+def test_a_diff_of_a_dump_without_a_final_newline_applies(tmp_path: Path) -> None:
+    if shutil.which("patch") is None:
+        pytest.skip("needs `patch` to apply the diff")
+    (tmp_path / "a.py").write_bytes(ROW_SHIFT.read_bytes().rstrip(b"\n"))
+    shutil.copy(ROW_SHIFT, tmp_path / "b.py")
+    diff = run("fix", "a.py", "b.py", "--diff", cwd=tmp_path)
+    assert diff.returncode == 1 and diff.stdout.endswith("\n")
+    assert "\n\\ No newline at end of file\n+" in diff.stdout
+    assert all(
+        line.startswith(("---", "+++", "@@", " ", "-", "+", "\\")) for line in diff.stdout.splitlines()
+    )
+    assert run("fix", "a.py", "-o", "want.py", cwd=tmp_path).returncode == 0
+    first = diff.stdout[: diff.stdout.index("--- b.py")]
+    applied = subprocess.run(
+        ["patch", "--quiet", "a.py"], input=first, text=True, cwd=tmp_path, capture_output=True, timeout=60
+    )
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert (tmp_path / "a.py").read_bytes() == (tmp_path / "want.py").read_bytes()
+
+
+@pytest.mark.parametrize("case", sorted(NAMES), ids=str)
+def test_a_diff_names_a_hostile_file_quoted_as_git_does(case: str, tmp_path: Path) -> None:
+    shutil.copy(ROW_SHIFT, tmp_path / NAMES[case])
+    diff = run("fix", NAMES[case], "--diff", cwd=tmp_path)
+    quoted = {"escape and bell": '"bell\\aand\\033[31mred.py"', "not UTF-8": '"\\377\\376.py"'}[case]
+    assert diff.returncode == 1 and not RAW_CONTROL.search(diff.stdout)
+    assert diff.stdout.startswith(f'--- {quoted}\n+++ {quoted[:-1]} (legalized)"\n')
