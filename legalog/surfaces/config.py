@@ -12,7 +12,7 @@ Each file's configuration is found as Ruff finds it: walking up from the file's 
 nearest folder with a `legalog.toml` (the whole file is the table, or its `[tool.legalog]`) or a
 `pyproject.toml` holding a `[tool.legalog]` table (any subtable counts: read with `tomllib`)
 wins; a `pyproject.toml` that is not valid TOML is an error, never skipped.  `--config FILE`
-names one configuration for every file.  What applies to the whole run (`runtime`, `fail-on`)
+names one configuration for every file (`--config /dev/null`: none, every default).  What applies to the whole run (`runtime`, `fail-on`)
 comes from the first path's configuration.  Command-line options override the file (`--select`,
 `--ignore`, `--per-file-ignores` replace its lists; `--extend-ignore` adds to `ignore`).  Globs
 are matched against paths relative to the file's folder (`*` crosses folders, as in Ruff); a glob
@@ -87,8 +87,15 @@ def _validated(table: dict[str, Any]) -> Settings | dict[str, Any]:
 
 
 def _check_code(code: str) -> None:
-    if not any(known.startswith(code) for known in CODES) or not code:
-        raise ValueError(f"unknown code {code!r} (see `legalog rule --all`)")
+    """The one check of a code or code prefix, for the file's lists and the command line's alike
+    (codes are upper case, as `legalog rule --all` lists them, in both)."""
+    if not code:
+        raise ValueError("an empty code (a comma too many?)")
+    if not any(known.startswith(code) for known in CODES):
+        upper = code.upper()
+        known_upper = any(known.startswith(upper) for known in CODES)
+        hint = f"codes are upper case: {upper!r}" if known_upper else "see `legalog rule --all`"
+        raise ValueError(f"unknown code {code!r} ({hint})")
 
 
 # what a user cannot hide: a file legalog could not read or analyse is reported whatever the configuration
@@ -288,17 +295,17 @@ class Overrides:
     per_file_ignores: dict[str, tuple[str, ...]] | None = None  # globs relative to the working folder
 
     def __post_init__(self) -> None:
-        for codes in (
-            self.select or (),
-            self.ignore or (),
-            self.extend_ignore,
-            *(self.per_file_ignores or {}).values(),
+        for option, codes in (
+            ("--select", self.select or ()),
+            ("--ignore", self.ignore or ()),
+            ("--extend-ignore", self.extend_ignore),
+            *(("--per-file-ignores", codes) for codes in (self.per_file_ignores or {}).values()),
         ):
             for code in codes:
                 try:
                     _check_code(code)
                 except ValueError as err:
-                    raise ConfigError(f"command line: {err}") from None
+                    raise ConfigError(f"{option}: {err}") from None
 
 
 @dataclass(frozen=True)
@@ -344,14 +351,22 @@ class Project:
 def resolve(paths: Iterable[str], config_file: str | None, overrides: Overrides = Overrides()) -> Project:
     """The configuration for a run: `--config FILE` for every file, else each file's nearest."""
     if config_file is not None:
-        path = Path(config_file)
-        if not path.is_file():
+        if _is_devnull(config_file):  # `--config /dev/null`: no configuration, every default
+            return Project(Config(Settings()), Config(Settings()), overrides)
+        if not os.path.lexists(config_file):
             raise ConfigError(f"{config_file}: no such configuration file")
-        config = load(path, explicit=True)
+        config = load(Path(config_file), explicit=True)  # not a regular file: said by the reader
         return Project(config, config, overrides)
     first = next(iter(paths), None)
     found = find(first if first is not None else Path.cwd())
     return Project(None, load(found) if found is not None else Config(Settings()), overrides)
+
+
+def _is_devnull(name: str) -> bool:
+    try:
+        return os.path.samefile(name, os.devnull)
+    except OSError:
+        return False
 
 
 def without_ignored(files: Iterable[FileModel], project: Project) -> Iterator[FileModel]:

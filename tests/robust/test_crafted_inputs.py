@@ -232,3 +232,44 @@ def test_a_diff_names_a_hostile_file_quoted_as_git_does(case: str, tmp_path: Pat
     quoted = {"escape and bell": '"bell\\aand\\033[31mred.py"', "not UTF-8": '"\\377\\376.py"'}[case]
     assert diff.returncode == 1 and not RAW_CONTROL.search(diff.stdout)
     assert diff.stdout.startswith(f'--- {quoted}\n+++ {quoted[:-1]} (legalized)"\n')
+
+
+# ------------------------------------------------------------------ configuration choices
+
+
+def test_config_dev_null_is_no_configuration(tmp_path: Path) -> None:
+    shutil.copy(ROW_SHIFT, tmp_path / "d.py")
+    (tmp_path / "legalog.toml").write_text('fail-on = "info"\n')  # GB201 is an info finding
+    assert run("check", "d.py", cwd=tmp_path).returncode == 1
+    assert run("check", "d.py", "--config", os.devnull, cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "make, what", [(os.mkfifo, "a FIFO"), (Path.mkdir, "a folder")], ids=["fifo", "folder"]
+)
+def test_config_that_is_not_a_file_says_what_it_is(make, what: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    shutil.copy(ROW_SHIFT, tmp_path / "d.py")
+    make(tmp_path / "cfg.toml")
+    refused(
+        run("check", "d.py", "--config", "cfg.toml", cwd=tmp_path), "cfg.toml", f"not a regular file ({what})"
+    )
+
+
+@pytest.mark.parametrize(
+    "codes, reason",
+    [
+        ("gb201", "unknown code 'gb201' (codes are upper case: 'GB201')"),
+        ("gb", "unknown code 'gb' (codes are upper case: 'GB')"),
+        ("", "an empty code"),
+        ("GB201,", "an empty code"),
+        ("GB999", "unknown code 'GB999'"),
+    ],
+)
+def test_the_command_line_and_the_file_refuse_the_same_codes(codes: str, reason: str, tmp_path: Path) -> None:
+    shutil.copy(ROW_SHIFT, tmp_path / "d.py")
+    for option in ("--select", "--ignore", "--extend-ignore", "--per-file-ignores"):
+        value = f"d.py:{codes}" if option == "--per-file-ignores" else codes
+        refused(run("check", "d.py", f"{option}={value}", cwd=tmp_path), reason)
+    listed = json.dumps([c.strip() for c in codes.split(",")])
+    (tmp_path / "legalog.toml").write_text(f"select = {listed}\n")
+    refused(run("check", "d.py", cwd=tmp_path), "legalog.toml:1: `select`: ", reason)
