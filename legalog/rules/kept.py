@@ -8,8 +8,9 @@ SHA-256 matches, it unpickles to the classes its reader allows and nothing else 
 can be named, so a planted file cannot run code), and the caller then checks what it holds.
 Anything else (absent, torn, corrupt, unreadable, another build's) is ignored and rewritten;
 a file is written to a temporary name and renamed (atomic), never deleted; a folder that cannot
-be written costs only the time.  The folder is trusted as the result cache trusts it (whoever can
-write there can already forge a result); what a planted file cannot do is run code."""
+be written costs only the time.  A kept file is read only where no other user can write
+(legalog.home.safe_to_load: the file and every folder above it this user's or root's); what a
+planted file cannot do anyway is run code."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from legalog.digest import sha256
 from legalog.files import REPORT_LIMIT, read_regular
-from legalog.home import cache_dir
+from legalog.home import cache_dir, private_folder, safe_to_load
 from legalog.version import __version__
 
 _FORMAT = 1  # bump when the file layout changes
@@ -44,8 +45,11 @@ def _path(k: str) -> Path:
 
 def read(k: str, allowed: Mapping[str, frozenset[str]]) -> object | None:
     """What was kept under `k`, or None; `allowed`: module -> the names its pickle may use."""
+    path = _path(k)
+    if not safe_to_load(path):  # a place another user can write: built again instead
+        return None
     try:
-        data = read_regular(_path(k), REPORT_LIMIT)
+        data = read_regular(path, REPORT_LIMIT)
     except OSError:
         return None
     head = _MAGIC + k.encode() + b"\n"
@@ -64,8 +68,9 @@ def write(k: str, value: object) -> None:
     path = _path(k)
     tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}-{path.name}")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(_MAGIC + k.encode() + b"\n" + sha256(body).hexdigest().encode() + body)
+        private_folder(path.parent)
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+            out.write(_MAGIC + k.encode() + b"\n" + sha256(body).hexdigest().encode() + body)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):

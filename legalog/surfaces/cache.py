@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from legalog.digest import sha256
 from legalog.files import REPORT_LIMIT, read_regular
-from legalog.home import cache_dir
+from legalog.home import cache_dir, private_folder
 from legalog.rules.choice import resolve_engine
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def store(k: str, payload: Mapping[str, Any], root: Path | str | None = None) ->
     """Writes an entry atomically; False (never an exception) when the cache cannot be written."""
     path = _entry(k, root)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -360,3 +360,65 @@ def test_a_configuration_that_is_not_a_file_is_refused_not_skipped(
     done = run("check", "d.py", cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert f"legalog: {tmp_path / name}: {reason}" in done.stderr
+
+
+# ---------------------------------------------------------------- what legalog keeps itself
+
+
+def kept_programs(cache: Path) -> dict[str, tuple[int, int]]:
+    """Each kept rule program's file, with its inode and modification time (rewritten: both new)."""
+    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in sorted(cache.glob("rules/*.pickle"))}
+
+
+def test_legalog_keeps_its_files_private(tmp_path: Path) -> None:
+    shutil.copy(ROW_SHIFT, tmp_path / "d.py")
+    env = cached_env(tmp_path)
+    assert run("check", "d.py", cwd=tmp_path, env=env).returncode == 0
+    cache = tmp_path / "cache"
+    folders = [cache, *(p for p in cache.rglob("*") if p.is_dir())]
+    files = [p for p in cache.rglob("*") if p.is_file()]
+    assert len(folders) >= 3 and len(files) >= 2  # the root, rules/ and an entry's folder
+    assert {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o700}
+    assert {stat.S_IMODE(p.stat().st_mode) for p in files} == {0o600}
+
+
+def _others_may_write_the_folder(rules: Path) -> None:
+    rules.chmod(0o777)
+
+
+def _others_may_write_the_file(rules: Path) -> None:
+    for p in rules.glob("*.pickle"):
+        p.chmod(0o666)
+
+
+def _another_user_owns_the_folder(rules: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("giving a folder to another user needs root")
+    os.chown(rules, 65534, 65534)  # nobody
+
+
+UNSAFE = {
+    "folder writable by others": _others_may_write_the_folder,
+    "file writable by others": _others_may_write_the_file,
+    "folder of another user": _another_user_owns_the_folder,
+}
+
+
+@pytest.mark.parametrize("make", sorted(UNSAFE), ids=str)
+def test_a_kept_program_is_loaded_only_from_where_no_one_else_can_write(make: str, tmp_path: Path) -> None:
+    shutil.copy(ROW_SHIFT, tmp_path / "d.py")
+    env = {**cached_env(tmp_path), "LEGALOG_NO_CACHE": "0"}
+    cache = tmp_path / "cache"
+
+    def fresh_check() -> dict[str, tuple[int, int]]:
+        # --no-cache: no result is served, so the rule programs are loaded every time
+        done = run("check", "d.py", "--no-cache", cwd=tmp_path, env=env)
+        assert done.returncode == 0, done.stderr
+        return kept_programs(cache)
+
+    kept = fresh_check()
+    assert kept and fresh_check() == kept  # from a private folder: loaded as kept, not rewritten
+    UNSAFE[make](cache / "rules")
+    rebuilt = fresh_check()
+    assert rebuilt.keys() == kept.keys()
+    assert all(rebuilt[name] != kept[name] for name in kept)  # not loaded: built again and rewritten
