@@ -47,16 +47,11 @@ def size_text(limit: int) -> str:
 def read_regular(path: str | Path, limit: int = INPUT_LIMIT) -> bytes:
     """The bytes of the regular file at `path` (through symbolic links), at most `limit` of them;
     an OSError naming `path` for anything else (not there, not a regular file, too large)."""
+    _regular(os.stat(path), path)  # a device is never even opened (a socket cannot be)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
     try:
-        found = os.fstat(fd)  # what was opened, not what the path names now
-        if not stat.S_ISREG(found.st_mode):
-            raise OSError(
-                errno.EINVAL,
-                f"not a regular file ({kind(found.st_mode)}): legalog reads only regular files",
-                str(path),
-            )
+        found = _regular(os.fstat(fd), path)  # what was opened, whatever the path names now
         if found.st_size > limit:
             raise _too_large(path, limit)
         with open(fd, "rb", closefd=False) as handle:
@@ -66,6 +61,16 @@ def read_regular(path: str | Path, limit: int = INPUT_LIMIT) -> bytes:
     if len(data) > limit:  # it grew while being read
         raise _too_large(path, limit)
     return data
+
+
+def _regular(found: os.stat_result, path: str | Path) -> os.stat_result:
+    if not stat.S_ISREG(found.st_mode):
+        raise OSError(
+            errno.EINVAL,
+            f"not a regular file ({kind(found.st_mode)}): legalog reads only regular files",
+            str(path),
+        )
+    return found
 
 
 def _too_large(path: str | Path, limit: int) -> OSError:

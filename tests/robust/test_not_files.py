@@ -103,7 +103,13 @@ def folder_named_py(path: Path) -> str:
     return "inner.py"  # a folder is searched, not refused
 
 
-SPECIAL = {"fifo": fifo, "symlink to /dev/zero": zero_link}
+def unix_socket(path: Path) -> str:
+    with socket.socket(socket.AF_UNIX) as bound:
+        bound.bind(str(path))  # the socket file stays once closed
+    return "a socket"
+
+
+SPECIAL = {"fifo": fifo, "symlink to /dev/zero": zero_link, "socket": unix_socket}
 
 
 @pytest.mark.parametrize("cache", [True, False], ids=["cache", "no-cache"])
