@@ -12,6 +12,7 @@ of one unsharded run (the JSON has no `run` block, as an unsharded report has no
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -134,18 +135,28 @@ def merge(reports: Sequence[tuple[str, ReportModel]]) -> Merged:
     count = runs[0][1].shards
     seen: dict[int, str] = {}
     for name, run in runs:
+        if not 1 <= run.shard <= count:
+            raise MergeError(f"{name}: damaged shard report (shard {run.shard} of {count})")
         if run.shard in seen:
             raise MergeError(f"shard {run.shard}/{count} given twice: {seen[run.shard]} and {name}")
         seen[run.shard] = name
-    if missing := [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]:
+    if (absent := count - len(seen)) > 0:
+        # named up to ten: N comes from the reports, and may be any number
+        missing = [
+            f"{k}/{count}" for k in itertools.islice((k for k in range(1, count + 1) if k not in seen), 10)
+        ]
+        more = f" and {absent - len(missing)} more" if absent > len(missing) else ""
         raise MergeError(
-            f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)}: "
+            f"missing shard{'s' if absent > 1 else ''} {', '.join(missing)}{more}: "
             "a merge needs the report of every shard"
         )
     return _combine([r for _, r in reports], runs[0][1].batch_entries)
 
 
 def _combine(reports: Sequence[ReportModel], size: int) -> Merged:
+    entries = sum(len(r.run.entries) for r in reports if r.run is not None)
+    if entries != size:  # before a slot is made for each: the size comes from the reports
+        raise MergeError(f"damaged shard reports: {entries} entries in all for a batch of {size}")
     slots: list[tuple[FileModel, Target] | None] = [None] * size
     sources: dict[str, dict[int, str]] = {}
     for report in reports:

@@ -18,6 +18,7 @@ from xml.etree import ElementTree
 import pytest
 
 from tests.conftest import CLI_ENV, legalog_cli
+from tests.robust.test_not_files import limited_memory
 
 REPO = Path(__file__).resolve().parents[2]
 ROW_SHIFT = REPO / "examples" / "row_shift.py"
@@ -25,7 +26,7 @@ FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab",
 
 
 def run(*args: str, cwd: Path):  # type: ignore[no-untyped-def]
-    return legalog_cli(*args, cwd=cwd, env=CLI_ENV, timeout=300)
+    return legalog_cli(*args, cwd=cwd, env=CLI_ENV, timeout=300, preexec_fn=limited_memory)
 
 
 def refused(done: Any, *needles: str) -> None:
@@ -104,9 +105,21 @@ def _source_key(r: dict[str, Any]) -> None:
     lines["eleven"] = "x = 1"
 
 
+def _shards(r: dict[str, Any]) -> None:
+    r["run"]["shards"] = 10**12  # every missing one was listed: memory without end
+
+
+def _batch(r: dict[str, Any]) -> None:
+    r["run"]["batch_entries"] = 10**12  # a slot was made for each
+
+
+# how each is changed, and what the refusal says (a report's own fault names it; the batch's,
+# which only all the reports together show, names none)
 CRAFTED = {
-    "unknown code": (_unknown_code, "unknown code 'ZZ999'"),
-    "non-integer source line": (_source_key, "'eleven' is not a line number"),
+    "unknown code": (_unknown_code, ("crafted.json", "unknown code 'ZZ999'")),
+    "non-integer source line": (_source_key, ("crafted.json", "'eleven' is not a line number")),
+    "a trillion shards": (_shards, ("missing shards 2/1000000000000, 3/1000000000000",)),
+    "a trillion entries": (_batch, ("1 entries in all for a batch of 1000000000000",)),
 }
 
 
@@ -115,9 +128,9 @@ CRAFTED = {
 def test_merge_refuses_a_crafted_report_in_every_format(
     case: str, fmt: str, shard_report: dict[str, Any], tmp_path: Path
 ) -> None:
-    change, reason = CRAFTED[case]
+    change, said = CRAFTED[case]
     crafted(shard_report, tmp_path, change)
-    refused(run("merge", "crafted.json", "--format", fmt, cwd=tmp_path), "crafted.json", reason)
+    refused(run("merge", "crafted.json", "--format", fmt, cwd=tmp_path), *said)
 
 
 def test_an_untouched_shard_report_merges(shard_report: dict[str, Any], tmp_path: Path) -> None:
@@ -273,3 +286,50 @@ def test_the_command_line_and_the_file_refuse_the_same_codes(codes: str, reason:
     listed = json.dumps([c.strip() for c in codes.split(",")])
     (tmp_path / "legalog.toml").write_text(f"select = {listed}\n")
     refused(run("check", "d.py", cwd=tmp_path), "legalog.toml:1: `select`: ", reason)
+
+
+# ------------------------------------------------------------------ crafted reports, fuzzed
+
+ODD_VALUES: dict[type, list[Any]] = {
+    int: [-1, 0, 10**30, -(2**63), 2**64],
+    str: ["", "\x1b[2J\x07", "x" * 5000, "\u2028", "ZZ999", "../../etc/passwd", "\ufffd"],
+    bool: [True, False],
+    type(None): [0, "x"],
+    float: [0.0, -1e308],
+}
+
+
+def _leaves(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _leaves(v, (*at, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _leaves(v, (*at, i))]
+    return [at]
+
+
+def test_merge_of_fuzzed_reports_never_fails_inside(
+    shard_report: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each of 60 reports has three values changed to odd ones of their type (deterministic); in
+    every format, merge either renders it (exit 0 or 1) or refuses it (exit 2, nothing printed),
+    and never fails inside (INTERNAL, exit 3)."""
+    import random
+
+    from legalog.cli import main
+
+    rng = random.Random(36)
+    leaves = _leaves(shard_report)
+    for _ in range(60):
+        data = json.loads(json.dumps(shard_report))
+        for at in rng.sample(leaves, 3):
+            holder = data
+            for key in at[:-1]:
+                holder = holder[key]
+            holder[at[-1]] = rng.choice(ODD_VALUES.get(type(holder[at[-1]]), [None]))
+        path = tmp_path / "fuzzed.json"
+        path.write_text(json.dumps(data))
+        for fmt in FORMATS:
+            status = main(["merge", str(path), "--format", fmt])
+            out, err = capsys.readouterr()
+            assert status in (0, 1, 2) and "INTERNAL" not in err, (data, fmt, err)
+            assert status != 2 or out == "", (fmt, err)
