@@ -43,6 +43,11 @@ class Target:
     role: Role = "all"
     reason: str = ""
 
+    @property
+    def passes(self) -> tuple[str, ...]:
+        """The passes run on it: at a passes_dump position, only the pass that runs there."""
+        return {"graph": ("graph",), "spmd": ("spmd",)}.get(self.role, ("graph", "spmd"))
+
     def report_paths(self) -> tuple[str, str | None]:
         """The report entry's `path` and `used_dump`: a passes_dump position is reported as its folder."""
         return (self.path, None) if self.folder is None else (self.folder, self.path)
