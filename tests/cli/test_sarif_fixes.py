@@ -56,11 +56,13 @@ def apply_in_order(original: str, fixes: list[dict]) -> str:
     return text
 
 
+@pytest.mark.shared
 def test_the_corpus_sarif_validates(corpus_run: tuple[Path, dict, Path]) -> None:
     _base, sarif, _fixed = corpus_run
     jsonschema.validate(sarif, SARIF_SCHEMA)
 
 
+@pytest.mark.shared
 def test_applying_every_offered_fix_in_order_gives_fix_output(corpus_run: tuple[Path, dict, Path]) -> None:
     base, sarif, fixed = corpus_run
     by_file: dict[str, list[dict]] = {}
@@ -77,6 +79,7 @@ def test_applying_every_offered_fix_in_order_gives_fix_output(corpus_run: tuple[
     assert rewritten >= 15  # the corpus's rewritten dumps are in there
 
 
+@pytest.mark.shared
 def test_a_result_without_its_own_fix_points_to_the_one_that_carries_it(
     corpus_run: tuple[Path, dict, Path],
 ) -> None:
@@ -94,6 +97,7 @@ def test_a_result_without_its_own_fix_points_to_the_one_that_carries_it(
         assert r["level"] != "note" or bool(r.get("fixes")) != ("fixedWith" in r.get("properties", {}))
 
 
+@pytest.mark.shared
 def test_every_region_carries_its_end(corpus_run: tuple[Path, dict, Path]) -> None:
     base, sarif, _fixed = corpus_run
     for r in sarif["runs"][0]["results"]:

@@ -12,9 +12,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from tests.conftest import GRAPH
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-GRAPH = REPO.parent / "shared" / "corpus" / "graph"
 SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
 
 
@@ -127,6 +128,7 @@ def make_passes_dump(root: Path, *, with_anchors: bool = True) -> Path:
     return folder
 
 
+@pytest.mark.shared
 def test_a_passes_dump_folder_checks_each_pass_at_its_position(tmp_path: Path) -> None:
     folder = make_passes_dump(tmp_path)
     result = run("check", "--format", "json", str(tmp_path))
@@ -145,6 +147,7 @@ def test_a_passes_dump_folder_checks_each_pass_at_its_position(tmp_path: Path) -
     assert "45_after_Simplify.py:38:13" in text.stdout  # locations point into the dump used
 
 
+@pytest.mark.shared
 def test_all_dumps_and_missing_anchor_fallbacks(tmp_path: Path) -> None:
     make_passes_dump(tmp_path / "a")
     every = json.loads(run("check", "--all-dumps", "--format", "json", str(tmp_path / "a")).stdout)["files"]

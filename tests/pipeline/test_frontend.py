@@ -17,13 +17,12 @@ from legalog.ir.parser import parse
 from legalog.ir.transform import bound_names
 from legalog.pipeline import Analysis, analyze
 from tests import pypto_oracle
-from tests.conftest import CORPUS, REPO, SHARED
+from tests.conftest import CORPUS, FUZZ, GRAPH, REPO, on_shared
 from tests.oracle.pypto_oracle import WHERE
 
-GRAPH = CORPUS / "graph"
 FRONTENDS = sorted(GRAPH.glob("*.frontend.py"))
 HERE = Path(__file__).parent / "frontend"
-REPRODUCER = SHARED / "fuzz" / "keyerror_graph_py_111.py"
+REPRODUCER = FUZZ / "keyerror_graph_py_111.py"
 _SSA_SUFFIX = re.compile(r"__(?:ssa|idx|iter|rv|phi)_v\d+")
 
 
@@ -66,6 +65,7 @@ def _verdicts(a: Analysis, position: str) -> dict:
     return {"status": a.status, "graphs": graphs, "diagnostics": codes, "launches": launches}
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(("frontend", "other"), _pairs(), ids=lambda p: p.name)
 def test_frontend_verdicts_match_the_pass_position_dump(frontend: Path, other: Path) -> None:
     """Hoists, renames, node counts, rejections by code and subject, and SPMD outcomes agree.  The
@@ -84,6 +84,7 @@ def test_frontend_verdicts_match_the_pass_position_dump(frontend: Path, other: P
         assert _verdicts(mine, position) == _verdicts(theirs, position)
 
 
+@pytest.mark.shared
 def test_every_frontend_dump_analyses() -> None:
     for path in [*FRONTENDS, CORPUS / "04_qwen3_single_layer_prefill_frontend.py"]:
         a = analyze(path.read_text(), str(path))
@@ -102,7 +103,9 @@ def _fixed(path: Path) -> tuple[str, str] | None:
     return None if text is None or text == source else (source, text)
 
 
-@pytest.mark.parametrize("path", [*FRONTENDS, *sorted(HERE.glob("*.py")), REPRODUCER], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [*on_shared([*FRONTENDS, REPRODUCER]), *sorted(HERE.glob("*.py"))], ids=lambda p: p.name
+)
 def test_fix_keeps_frontend_style_and_is_final(path: Path) -> None:
     """A rewritten frontend dump binds no SSA-suffixed name the dump did not have, except a new
     parameter; and analysing the fixed dump finds nothing more to do."""
@@ -158,6 +161,7 @@ def test_a_rewrite_the_dumps_names_cannot_spell_prints_that_function_in_ssa_form
     assert analyze(text).status == "legal"
 
 
+@pytest.mark.shared
 def test_parameter_rebound_by_a_call_then_viewed(tmp_path: Path) -> None:
     """../shared/fuzz/keyerror_graph_py_111.py: a KeyError in analyzer/graph.py before versioning."""
     a = analyze(REPRODUCER.read_text(), str(REPRODUCER))
@@ -178,6 +182,7 @@ def test_parameter_rebound_by_a_call_then_viewed(tmp_path: Path) -> None:
     assert "pl.tensor.slice" not in text and "w: pl.Tensor[[512, 128], pl.FP32] = self.refresh(a, w)" in text
 
 
+@pytest.mark.shared
 def test_diagnostics_speak_the_dumps_names() -> None:
     path = GRAPH / "a12_reject_mixed_offsets.frontend.py"
     a = analyze(path.read_text(), str(path))
@@ -193,6 +198,7 @@ def test_a_read_with_no_binding_on_every_path_is_declined_on_its_line() -> None:
     assert (fe.line, fe.function, fe.subject) == (15, "main", "w")
 
 
+@pytest.mark.shared
 def test_fixed_frontend_dumps_parse_in_pypto() -> None:
     paths = [*FRONTENDS, *sorted(HERE.rglob("*.py")), REPRODUCER]
     texts = {str(p): fixed[1] for p in paths if (fixed := _fixed(p)) is not None}

@@ -70,6 +70,7 @@ def check_program(program: Program, path: str, runtime: str = "host_build_graph"
         _same(VERIFIER_RULES, lower(analysis.legalized, runtime).facts.as_mapping())
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
 def test_corpus_dump(path: Path) -> None:
     check_program(parse(path.read_text(encoding="utf-8"), str(path)), str(path))
