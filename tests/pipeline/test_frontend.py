@@ -16,6 +16,7 @@ from legalog.extractor.lower import var_id
 from legalog.ir.parser import parse
 from legalog.ir.transform import bound_names
 from legalog.pipeline import Analysis, analyze
+from legalog.surfaces.entries import file_model
 from tests import pypto_oracle
 from tests.conftest import CORPUS, FUZZ, GRAPH, REPO, on_shared
 from tests.oracle.pypto_oracle import WHERE
@@ -146,6 +147,73 @@ def test_an_alias_whose_root_is_rebound_reads_the_version_it_named() -> None:
     assert "c: pl.Tensor[[128, 128], pl.FP32] = self.k(a, c, batch)\n" in text
     assert "c: pl.Tensor[[128, 128], pl.FP32] = self.k(a, c, batch__ssa_v1)\n" in text
     assert "v__graph_arg1: pl.Tensor[[128, 128], pl.FP32] = pl.tensor.slice(a, [128, 128], [j, 0])" in text
+
+
+def test_the_report_names_each_new_parameter_as_the_written_output_does() -> None:
+    """JSON `params_after` and `hoisted_scalars` of a frontend dump: the parameters `fix` writes,
+    two distinct ones for a name bound twice (never `off` twice)."""
+    for name in ("rebound_offset.py", "alias_root_rebound.py"):
+        analysis = analyze((HERE / name).read_text(), name)
+        text = analysis.legalized_text()
+        assert text is not None
+        for graph in file_model(analysis).graphs:
+            written = parse(text).function(graph.function)
+            assert written is not None and graph.params_after == [p.name for p in written.params], name
+    [win] = file_model(analyze((HERE / "rebound_offset.py").read_text())).graphs
+    assert [h.param for h in win.hoisted_scalars] == ["off__ssa_v0", "off__ssa_v1"]
+
+
+# `cw` is kept (tensor.dim of a boundary tensor), `off` is bound twice
+COLUMN_WINDOW = """\
+# pypto.program: ColumnWindow
+import pypto.language as pl
+
+@pl.program
+class ColumnWindow:
+    @pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def win(self, x: pl.Tensor[[1024, 128], pl.FP32], y: pl.InOut[pl.Tensor[[128, 128], pl.FP32]], idx: pl.Scalar[pl.INDEX]) -> pl.Tensor[[128, 128], pl.FP32]:
+        cw: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 1) // 4
+        off: pl.Scalar[pl.INDEX] = idx * cw
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [off, 0], [64, 128], [64, 128], target_memory=pl.Mem.Vec)
+            y: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(a, [0, 0], y)
+        off: pl.Scalar[pl.INDEX] = idx * 64 + cw
+        with pl.at(level=pl.Level.CORE_GROUP):
+            b: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [off, 0], [64, 128], [64, 128], target_memory=pl.Mem.Vec)
+            y: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(b, [64, 0], y)
+        return y
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[1024, 128], pl.FP32], y: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        for i in pl.range(4):
+            y: pl.Tensor[[128, 128], pl.FP32] = self.win(x, y, i)
+        return y
+"""
+
+
+def _outside_evidence(text: str) -> str:
+    return text.split("evidence (relation rows):")[0]
+
+
+def test_why_on_a_frontend_dump_speaks_the_dumps_names() -> None:
+    """`why` names values as the dump does (`cw`, never `cw__ssa_v0`) in its text, JSON and
+    picture; only the evidence and the picture's node ids keep the rules' ids, which `query` reads."""
+    analysis = analyze(COLUMN_WINDOW, "cw.py")
+    why = analysis.explain("win", "cw")
+    text = why.render_text()
+    assert text.startswith("why `cw` in `win` (cw.py:8)\n  cw = pl.tensor.dim(x, 1) // 4\n"), text
+    assert "__ssa_v" not in _outside_evidence(text) and 'kept_invariant("win/cw__ssa_v0")' in text
+    shown = why.to_json()
+    assert shown["var"] == shown["name"] == "cw"
+    graph = shown.pop("graph")
+    del shown["evidence"]
+    assert "__ssa_v" not in str(shown)
+    assert "__ssa_v" not in str(
+        [(n["label"], n["notes"]) for n in graph["nodes"]] + [e["label"] for e in graph["edges"]]
+    )
+    # a name bound twice: the value asked for, and only its own diagnostic
+    second = analyze((HERE / "rebound_offset.py").read_text(), "r.py").explain("win", "off__ssa_v1")
+    assert second.render_text().startswith("why `off` in `win` (r.py:12)\n  off = idx * 64 + 512\n")
+    assert [d.split(":")[0] for d in second.diagnostics] == ["GB201 line 12"]
 
 
 def test_a_rewrite_the_dumps_names_cannot_spell_prints_that_function_in_ssa_form() -> None:
