@@ -130,7 +130,11 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="analyse dumps and report diagnostics")
     check.add_argument(
-        "paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)"
+        "paths",
+        nargs="*",
+        default=["."],
+        metavar="PATH",
+        help="dump files or directories (searched for *.py; default: the current folder)",
     )
     _output_format(check)
     _runtime(check)
@@ -504,15 +508,16 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _planned(args: argparse.Namespace):
-    """The dumps to analyse, less what the config excludes: a file named on the command line is
-    checked anyway (as Ruff does), unless `--force-exclude`."""
+    """The dumps to analyse, less what the config excludes and, in a folder searched, what
+    `.gitignore` ignores: a file named on the command line is checked anyway (as Ruff does),
+    unless `--force-exclude`."""
     from legalog.surfaces.dumps import Target, plan
 
     named = {Path(p).resolve() for p in args.paths if not Path(p).is_dir()}
     force = getattr(args, "force_exclude", False)
     targets: list[Target] = []
     excluded: list[Target] = []
-    for t in plan(args.paths, getattr(args, "all_dumps", False)):
+    for t in plan(args.paths, getattr(args, "all_dumps", False), args.project.skipped):
         config = None if (Path(t.path).resolve() in named and not force) else args.project.excluded(t.path)
         (excluded if config is not None else targets).append(t)
         if config is not None and Path(t.path).resolve() in named:
