@@ -21,18 +21,18 @@ from pathlib import Path
 import pytest
 
 # The suite never reads or fills a user's result cache: each run gets its own, empty one, removed
-# when the run ends (tests of the cache itself point it elsewhere explicitly).  Only the process
-# that made it removes it: a forked worker that exits through `atexit` must not.
-_CACHE = tempfile.mkdtemp(prefix="legalog-test-cache-")
-os.environ["LEGALOG_CACHE_DIR"] = _CACHE
+# when the run ends (tests of the cache itself point it elsewhere explicitly).  A process the run
+# starts that imports this module too (a Dask worker unpickling a test's function) inherits the
+# run's folder and makes none; only the process that made it removes it.
+if "LEGALOG_TEST_CACHE" not in os.environ:
+    os.environ["LEGALOG_TEST_CACHE"] = tempfile.mkdtemp(prefix="legalog-test-cache-")
 
+    def _remove_cache(maker: int = os.getpid(), folder: str = os.environ["LEGALOG_TEST_CACHE"]) -> None:
+        if os.getpid() == maker:
+            shutil.rmtree(folder, ignore_errors=True)
 
-def _remove_cache(maker: int = os.getpid()) -> None:
-    if os.getpid() == maker:
-        shutil.rmtree(_CACHE, ignore_errors=True)
-
-
-atexit.register(_remove_cache)
+    atexit.register(_remove_cache)
+os.environ["LEGALOG_CACHE_DIR"] = os.environ["LEGALOG_TEST_CACHE"]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("LEGALOG_SHARED") or REPO.parent / "shared")

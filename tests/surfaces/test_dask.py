@@ -31,15 +31,19 @@ EXAMPLES = REPO / "examples"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _no_dask_thread_outlives_the_module() -> Iterator[None]:
+def _no_dask_thread_outlives_the_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """This process ends the module with no thread but its own.  With another thread alive, a
     time-limited batch starts its worker as a new interpreter instead of forking it
     (legalog/surfaces/batch.py, `_Worker`), so a later test that patches the analysis in this
     process would no longer reach it: the order of the tests would decide their outcome.  Closing
     the cluster and the client stops every Dask thread but the offload executor's, a module global
     of `distributed.utils` that lives as long as the process; it is swapped for an unused one (a
-    ThreadPoolExecutor starts a thread only when given work) and shut down."""
-    yield
+    ThreadPoolExecutor starts a thread only when given work) and shut down.  Dask's scratch
+    space goes to this module's temporary folder, not the machine's."""
+    import dask
+
+    with dask.config.set({"temporary-directory": str(tmp_path_factory.mktemp("dask"))}):
+        yield
     import distributed.utils
 
     offload = distributed.utils._offload_executor
