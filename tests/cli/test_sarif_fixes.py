@@ -16,6 +16,8 @@ import pytest
 
 from tests.conftest import CLI_ENV, CORPUS, legalog_cli
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 REPO = Path(__file__).resolve().parents[2]
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text())
 

@@ -32,6 +32,7 @@ def clean(result: subprocess.CompletedProcess[str]) -> None:
 # ----------------------------------------------------------------------------- batch
 
 
+@pytest.mark.slow
 def test_a_batch_of_hundreds_with_broken_files_mixed_in(tmp_path: Path) -> None:
     examples = sorted(EXAMPLES.glob("*.py"))
     broken = {"unclosed.py": "x = (\n", "not_a_program.py": "print('hello')\n", "empty.py": ""}

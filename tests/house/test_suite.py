@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
 
 # a module with tests that read ../shared and tests that do not
 MIXED = "tests/ir/test_parser.py"

@@ -28,6 +28,8 @@ from tests.oracle.pypto_oracle import PyPTO, Stage, Verdict
 from tests.oracle.subjects import corpus_subjects, golden_subjects, is_task_id_scope_limit, regressions
 from tests.rewriter.test_rewrite_verifies import graph_bodies, program_text
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 A09 = "a09_orch_spmd_counts.spmd_input.py"
 
 CORPUS_DUMPS = sorted((CORPUS / "graph").glob("*.py"))

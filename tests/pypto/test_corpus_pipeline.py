@@ -31,6 +31,8 @@ import legalog
 from legalog import pypto as lp
 from tests.conftest import CORPUS
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 GRAPH = CORPUS / "graph"
 PROGRAMS = sorted(p.name.removesuffix(".frontend.py") for p in GRAPH.glob("*.frontend.py"))
 REJECTED = {"a11_reject_dynamic_control", "a12_reject_mixed_offsets", "a13_reject_boundary_misc"}

@@ -30,6 +30,8 @@ from legalog.pipeline import Analysis, analyze
 from tests.conftest import REFERENCE
 from tests.reference.structural import structurally_equal
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 PASS_OF = {"LegalizeGraphBoundary": "graph", "LegalizeSpmdLaunches": "spmd"}
 EVERY = 8
 

@@ -418,6 +418,7 @@ def _blocks(depth: int) -> str:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make, depth", [(_nested, 195), (_blocks, 95)], ids=["expression", "blocks"])
 def test_deep_nesting_through_every_command(make, depth: int, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # 200 levels of brackets or blocks is Python's own ceiling (its tokenizer stops at 200

@@ -27,7 +27,7 @@ from tests.conftest import GRAPH, REPO
 from tests.oracle.pypto_oracle import pypto_folder
 from tests.robust.mutate import Mutant, mutants
 
-pytestmark = pytest.mark.shared  # the mutants are of the corpus' dumps
+pytestmark = [pytest.mark.shared, pytest.mark.slow]  # the mutants are of the corpus' dumps
 COUNT = int(os.environ.get("LEGALOG_FUZZ_COUNT", "200"))
 SEED = int(os.environ.get("LEGALOG_FUZZ_SEED", "12"))
 COMMAND_SAMPLE = max(10, COUNT // 20)  # mutants also driven through fix, why, query and facts

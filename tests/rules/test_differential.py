@@ -28,6 +28,8 @@ from tests.conftest import corpus_files
 from tests.ir.strategies import programs, spmd_programs
 from tests.rewriter.test_rewrite_verifies import graph_bodies, program_text
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
 # the cases whose input reaches the rules: one refused before them (IR401-IR410, SP304) never
 # does, and a recursive call graph would not let pyDatalog finish

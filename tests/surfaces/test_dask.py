@@ -26,6 +26,8 @@ from legalog.surfaces.dumps import Target, plan
 from legalog.surfaces.executors import DaskExecutor
 from tests.conftest import CORPUS
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 
