@@ -27,6 +27,7 @@ naming the file and line.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import tomllib
@@ -238,7 +239,9 @@ def _describe(key: str, problem: Any) -> str:
         "extra_forbidden",
         "unexpected_keyword_argument",
     ):  # the latter: a field's own name, not its key
-        return f"unknown key `{key}` in [{TABLE}] (known: {', '.join(_KEYS)})"
+        close = difflib.get_close_matches(key.replace("_", "-"), _KEYS, n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        return f"unknown key `{key}` in [{TABLE}]{hint} (known: {', '.join(_KEYS)})"
     message = str(problem["msg"]).removeprefix("Value error, ")
     return f"`{key}`: {message}"
 
