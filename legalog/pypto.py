@@ -322,7 +322,7 @@ def _message(
     """One line per diagnostic (code, function, line:column, message), where it is in the user's
     source when PyPTO knows, and the printed line it names."""
     lines = text.splitlines()
-    out = [f"{headline}: {len(errors)} error(s)"]
+    out = [f"{headline}: {len(errors)} error{'s' if len(errors) != 1 else ''}"]
     for d, source in itertools.zip_longest(errors, sources[: len(errors)]):
         where = f"in `{d.function}` " if d.function else ""
         out.append(f"  {d.code} {where}at line {d.line}:{d.column}: {d.message}")

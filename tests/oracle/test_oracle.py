@@ -57,7 +57,7 @@ def test_pypto_takes_back_what_fix_writes_for_a_corpus_dump(pypto: PyPTO, dump: 
     assert after.roundtrip.status == "ok", after.roundtrip
     lost = regressions(before, after)
     # a09 is the one dump whose guarded launch's TaskId feeds a later `deps=`: codegen takes its
-    # input and refuses the output for exactly the snapshot's TaskId limit (README).
+    # input and refuses the output for exactly the snapshot's TaskId limit (docs/validation.md).
     expected = {"codegen"} if subject.name == A09 else set()
     assert set(lost) == expected, _explain(lost)
     if expected:

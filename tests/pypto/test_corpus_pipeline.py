@@ -38,7 +38,7 @@ PROGRAMS = sorted(p.name.removesuffix(".frontend.py") for p in GRAPH.glob("*.fro
 REJECTED = {"a11_reject_dynamic_control", "a12_reject_mixed_offsets", "a13_reject_boundary_misc"}
 
 # a09's guard yields the guarded launch's TaskId out of an `if`, and the next launch depends on
-# it: this snapshot's orchestration codegen cannot consume a TaskId an `if` yields (README, "What
+# it: this snapshot's orchestration codegen cannot consume a TaskId an `if` yields (docs/validation.md, "What
 # PyPTO's oracle says", with the PyPTO sources).  That refusal, exactly, is asserted for a09; the
 # same program without that `deps=` goes on through codegen (test_a_guarded_launch_...).
 IF_TASKID_REFUSED = {"a09_orch_spmd_counts": "t0"}

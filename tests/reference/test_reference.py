@@ -86,7 +86,7 @@ READINGS: dict[str, tuple[str, str]] = {
     "m0635__a03_derive_chain.graph_input__wrap_loop": (
         "rejected",
         "statements moved into a loop rebind a name inside a Graph: the rewrite cannot name the "
-        "hoisted value once; FE401 declines rather than guess (README, frontend dumps)",
+        "hoisted value once; FE401 declines rather than guess (docs/reference.md, frontend dumps)",
     ),
     "m0669__a06_scratch_pingpong.graph_input__wrap_loop+odd_comments": (
         "rejected",
