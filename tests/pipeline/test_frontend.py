@@ -163,31 +163,16 @@ def test_the_report_names_each_new_parameter_as_the_written_output_does() -> Non
     assert [h.param for h in win.hoisted_scalars] == ["off__ssa_v0", "off__ssa_v1"]
 
 
-# `cw` is kept (tensor.dim of a boundary tensor), `off` is bound twice
-COLUMN_WINDOW = """\
-# pypto.program: ColumnWindow
-import pypto.language as pl
-
-@pl.program
-class ColumnWindow:
-    @pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
-    def win(self, x: pl.Tensor[[1024, 128], pl.FP32], y: pl.InOut[pl.Tensor[[128, 128], pl.FP32]], idx: pl.Scalar[pl.INDEX]) -> pl.Tensor[[128, 128], pl.FP32]:
-        cw: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 1) // 4
-        off: pl.Scalar[pl.INDEX] = idx * cw
-        with pl.at(level=pl.Level.CORE_GROUP):
-            a: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [off, 0], [64, 128], [64, 128], target_memory=pl.Mem.Vec)
-            y: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(a, [0, 0], y)
-        off: pl.Scalar[pl.INDEX] = idx * 64 + cw
-        with pl.at(level=pl.Level.CORE_GROUP):
-            b: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [off, 0], [64, 128], [64, 128], target_memory=pl.Mem.Vec)
-            y: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(b, [64, 0], y)
-        return y
-    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
-    def main(self, x: pl.Tensor[[1024, 128], pl.FP32], y: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
-        for i in pl.range(4):
-            y: pl.Tensor[[128, 128], pl.FP32] = self.win(x, y, i)
-        return y
-"""
+# rebound_offset.py with a column count `cw` (kept: tensor.dim of a boundary tensor) the first
+# `off` reads: `off` is bound twice
+COLUMN_WINDOW = (
+    (HERE / "rebound_offset.py")
+    .read_text()
+    .replace(
+        "        off: pl.Scalar[pl.INDEX] = idx * 128\n",
+        "        cw: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 1) // 4\n        off: pl.Scalar[pl.INDEX] = idx * cw\n",
+    )
+)
 
 
 def _outside_evidence(text: str) -> str:
@@ -197,6 +182,7 @@ def _outside_evidence(text: str) -> str:
 def test_why_on_a_frontend_dump_speaks_the_dumps_names() -> None:
     """`why` names values as the dump does (`cw`, never `cw__ssa_v0`) in its text, JSON and
     picture; only the evidence and the picture's node ids keep the rules' ids, which `query` reads."""
+    assert "pl.tensor.dim(x, 1) // 4" in COLUMN_WINDOW
     analysis = analyze(COLUMN_WINDOW, "cw.py")
     why = analysis.explain("win", "cw")
     text = why.render_text()
