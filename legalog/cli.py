@@ -117,10 +117,19 @@ def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
     elif unknown := re.search(r"unrecognized arguments: (\S+)", message):
         word = unknown[1].split("=", 1)[0]
         known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+        if word in RUFF_HABITS and word not in known:
+            return f"; {RUFF_HABITS[word]}"
     else:
         return ""
     close = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
+
+
+# What a Ruff user types that legalog spells otherwise (`ruff check --fix`: `legalog fix`).
+RUFF_HABITS = {
+    "--fix": "fixes are written by `legalog fix PATH... --in-place` (`--diff` shows them first)",
+    "--unsafe-fixes": "every fix `legalog fix` writes is verified safe: `legalog fix PATH... --in-place`",
+}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -130,7 +139,11 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="analyse dumps and report diagnostics")
     check.add_argument(
-        "paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)"
+        "paths",
+        nargs="*",
+        default=["."],
+        metavar="PATH",
+        help="dump files or directories (searched for *.py; default: the current folder)",
     )
     _output_format(check)
     _runtime(check)
@@ -166,6 +179,7 @@ def _parser() -> argparse.ArgumentParser:
         help="check only the K-th of N parts of the inputs (by a stable hash of each path); "
         "`legalog merge` joins the parts' JSON reports",
     )
+    _report_options(check)
     _batch_options(check)
     check.set_defaults(handler=_check)
 
@@ -180,6 +194,7 @@ def _parser() -> argparse.ArgumentParser:
         default="error",
         help="which findings make the exit status 1 (default: error)",
     )
+    _report_options(merge)
     merge.set_defaults(handler=_merge)
 
     fix = sub.add_parser("fix", help="write the legalized program")
@@ -288,6 +303,26 @@ def _output_format(p: argparse.ArgumentParser) -> None:
         "--quiet",
         action="store_true",
         help="only the findings: no Graph lines, no summary, no passes_dump lines, no progress bar",
+    )
+
+
+def _report_options(p: argparse.ArgumentParser) -> None:
+    """Where the report goes and what it holds, with Ruff's names: `check` and `merge`."""
+    p.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print how many findings of each code instead of the findings (`[*]`: fixable)",
+    )
+    p.add_argument(
+        "--show-fixes",
+        action="store_true",
+        help="after the report, list per file what `legalog fix` would change",
+    )
+    p.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 whatever the findings (as --fail-on never; a dump legalog cannot read is still 2)",
     )
 
 
@@ -410,6 +445,8 @@ def _configure(args: argparse.Namespace) -> None:
     args.runtime = args.runtime or settings.runtime or "host_build_graph"
     if hasattr(args, "fail_on"):
         args.fail_on = args.fail_on or settings.fail_on or "error"
+    if getattr(args, "exit_zero", False):
+        args.fail_on = "never"
 
 
 def _engine(p: argparse.ArgumentParser) -> None:
@@ -435,7 +472,10 @@ def _seconds(text: str) -> float:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
@@ -507,15 +547,16 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _planned(args: argparse.Namespace):
-    """The dumps to analyse, less what the config excludes: a file named on the command line is
-    checked anyway (as Ruff does), unless `--force-exclude`."""
+    """The dumps to analyse, less what the config excludes and, in a folder searched, what
+    `.gitignore` ignores: a file named on the command line is checked anyway (as Ruff does),
+    unless `--force-exclude`."""
     from legalog.surfaces.dumps import Target, plan
 
     named = {Path(p).resolve() for p in args.paths if not Path(p).is_dir()}
     force = getattr(args, "force_exclude", False)
     targets: list[Target] = []
     excluded: list[Target] = []
-    for t in plan(args.paths, getattr(args, "all_dumps", False)):
+    for t in plan(args.paths, getattr(args, "all_dumps", False), args.project.skipped):
         config = None if (Path(t.path).resolve() in named and not force) else args.project.excluded(t.path)
         (excluded if config is not None else targets).append(t)
         if config is not None and Path(t.path).resolve() in named:
@@ -588,19 +629,45 @@ def _say_positions(targets, quiet: bool, with_full_report: bool) -> None:
 
 
 def _print_report(results, args: argparse.Namespace, run=None, lines_of=None, verbose: bool = False):
-    """Print the report entry by entry as `results` yields them; the Tally of what was printed."""
+    """Print the report entry by entry as `results` yields them (to `--output-file` when given);
+    the Tally of what was printed.  `--statistics` prints the count of each code instead;
+    `--show-fixes` adds what `legalog fix` would change, file by file."""
+    import contextlib
+
+    from legalog.surfaces.render import fixes_listing, statistics, tally
     from legalog.surfaces.stream import write_report
 
-    return write_report(
-        results,
-        args.format,
-        sys.stdout,
-        run=run,
-        verbose=verbose,
-        lines_of=lines_of,
-        colour=colour(sys.stdout),
-        quiet=args.quiet,
-    )
+    fixable: list = []  # only the entries with something to fix, and only for --show-fixes
+    if args.show_fixes:
+        results = _noting(results, fixable)
+    with contextlib.ExitStack() as stack:
+        out = sys.stdout
+        if args.output_file:
+            out = stack.enter_context(open(args.output_file, "w", encoding="utf-8"))
+        if args.statistics:
+            counts = tally(results)
+            out.write(statistics(counts))
+        else:
+            counts = write_report(
+                results,
+                args.format,
+                out,
+                run=run,
+                verbose=verbose,
+                lines_of=lines_of,
+                colour=colour(out),
+                quiet=args.quiet,
+            )
+        if args.show_fixes:
+            out.write(fixes_listing(fixable))
+    return counts
+
+
+def _noting(results, fixable: list):
+    for f in results:
+        if any(d.fixable for d in f.diagnostics):
+            fixable.append(f)
+        yield f
 
 
 def colour(stream) -> bool:
@@ -878,12 +945,15 @@ def _rule(args: argparse.Namespace) -> int:
     if args.all:
         print(all_rules())
         return EXIT_OK
-    code = args.code.upper()
+    names = {info.name: c for c, info in CODES.items()}  # `rule graph-view-offset-varies`
+    code = names.get(args.code.lower(), args.code.upper())
     if code not in CODES:
-        close = difflib.get_close_matches(code, list(CODES), n=3)
+        close = difflib.get_close_matches(code, list(CODES), n=3) or [
+            names[n] for n in difflib.get_close_matches(args.code.lower(), list(names), n=3)
+        ]
         raise UsageError(
             f"unknown code {args.code}"
-            + (f"; did you mean {', '.join(close)}?" if close else "")
+            + (f"; did you mean {', '.join(f'{c} ({CODES[c].name})' for c in close)}?" if close else "")
             + " (`legalog rule --all` lists every code)"
         )
     print(rule_text(code))

@@ -11,7 +11,7 @@ state leaks from one program to the next.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
 
@@ -264,7 +264,10 @@ def _analyze(
             stage("decide", lambda: graph_findings(program, lowering, derived, graphs)) if legal else ()
         )
         findings = tuple(in_dump_names(d, versions) for d in findings)
-        kept = stage("decide", lambda: kept_values(program, lowering, derived, graphs))
+        kept = tuple(
+            replace(k, reason=v.spell(k.reason)) if (v := versions.get(k.function)) is not None else k
+            for k in stage("decide", lambda: kept_values(program, lowering, derived, graphs))
+        )  # why each is safe, in a frontend dump's own names (the names themselves: the report's)
     decided = launches.launches if launches is not None else ()
     everything = tuple(
         sorted(ordered + findings, key=lambda d: d.sort_key)

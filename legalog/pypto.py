@@ -88,7 +88,7 @@ def _needs_pypto(make: Callable[P, R]) -> Callable[P, R]:
         try:
             return make(*args, **kwargs)
         except ModuleNotFoundError as err:
-            if (err.name or "").partition(".")[0] != "pypto":
+            if not _pypto_missing(err):
                 raise
             raise ImportError(
                 f"legalog.pypto.{make.__name__} needs PyPTO (`import pypto` failed: {err}): it builds PyPTO "
@@ -99,6 +99,12 @@ def _needs_pypto(make: Callable[P, R]) -> Callable[P, R]:
             ) from err
 
     return wrapper
+
+
+def _pypto_missing(err: ModuleNotFoundError) -> bool:
+    """Whether the module not found is PyPTO itself (not one of its own dependencies: that is a
+    broken PyPTO install, reported as it is)."""
+    return (err.name or "").partition(".")[0] == "pypto"
 
 
 @_needs_pypto
@@ -272,11 +278,21 @@ def _reparse(name: str, text: str, program: Any) -> Any:
         ) from err
 
 
-@functools.cache
 def _rejection_type() -> type[Exception]:
-    """`PassRejected`, made on first use because its base, `pypto.pypto_core.ValueError`, needs pypto."""
-    from pypto import pypto_core
+    """`PassRejected`: a `pypto.pypto_core.ValueError` when PyPTO imports (made on first use: its
+    base needs pypto), else a plain `ValueError` of the same shape, so that `except
+    legalog.pypto.PassRejected:` works where PyPTO is absent (no pass runs there to raise it)."""
+    try:
+        from pypto import pypto_core
+    except ModuleNotFoundError as err:
+        if not _pypto_missing(err):
+            raise
+        return _rejection_class(ValueError)
+    return _rejection_class(pypto_core.ValueError)
 
+
+@functools.cache
+def _rejection_class(base: type[Exception]) -> type[Exception]:
     def init(
         self: Any,
         pass_name: str,
@@ -284,7 +300,7 @@ def _rejection_type() -> type[Exception]:
         sources: tuple[str | None, ...],
         message: str,
     ) -> None:
-        pypto_core.ValueError.__init__(self, message)
+        base.__init__(self, message)
         self.pass_name = pass_name
         self.diagnostics = diagnostics
         self.sources = sources
@@ -294,11 +310,10 @@ def _rejection_type() -> type[Exception]:
         "column, message); lines count in the pass's printed input. `sources` holds, for each, where "
         "it is in the user's own code (`file:line:column`, the span PyPTO keeps on the statement "
         "that binds its subject, else on its function), or None where PyPTO kept none. A "
-        "`pypto.pypto_core.ValueError`, as PyPTO's own passes raise on a program they reject."
+        "`pypto.pypto_core.ValueError`, as PyPTO's own passes raise on a program they reject "
+        "(without PyPTO, where no pass can run, a plain ValueError)."
     )
-    return type(
-        "PassRejected", (pypto_core.ValueError,), {"__init__": init, "__doc__": doc, "__module__": __name__}
-    )
+    return type("PassRejected", (base,), {"__init__": init, "__doc__": doc, "__module__": __name__})
 
 
 def _message(
@@ -307,7 +322,7 @@ def _message(
     """One line per diagnostic (code, function, line:column, message), where it is in the user's
     source when PyPTO knows, and the printed line it names."""
     lines = text.splitlines()
-    out = [f"{headline}: {len(errors)} error(s)"]
+    out = [f"{headline}: {len(errors)} error{'s' if len(errors) != 1 else ''}"]
     for d, source in itertools.zip_longest(errors, sources[: len(errors)]):
         where = f"in `{d.function}` " if d.function else ""
         out.append(f"  {d.code} {where}at line {d.line}:{d.column}: {d.message}")

@@ -1,7 +1,7 @@
 """Every diagnostic code legalog emits, declared once: its title, default severity, what to do,
 why the runtime cares, and (for a code a rule decides) the derived relation whose rows are its
 findings, the message each row becomes and the runtime limit it checks.  One table, so the
-decisions, the text output, SARIF rules, `legalog rule` and the README never disagree: adding a
+decisions, the text output, SARIF rules, `legalog rule` and docs/codes.md never disagree: adding a
 code is one entry here and one rule in `legalog/rules/` (CONTRIBUTING.md)."""
 
 from __future__ import annotations

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from legalog.analyzer.codes import CODES, Severity
@@ -52,19 +51,12 @@ def parse_diagnostic(err: ParseError) -> Diagnostic:
     return diagnostic("PARSE", err.reason, err.line, err.col)
 
 
-_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
-
-
 def in_dump_names(d: Diagnostic, versions: dict[str, VersionedFunction]) -> Diagnostic:
     """`d` with the versioned names of its function spelled as the dump printed them."""
     v = versions.get(d.function or "")
     if v is None:
         return d
-
-    def spell(text: str) -> str:
-        return _IDENTIFIER.sub(lambda m: v.printed.get(m.group(0), m.group(0)), text)
-
-    return replace(d, message=spell(d.message), subject=None if d.subject is None else spell(d.subject))
+    return replace(d, message=v.spell(d.message), subject=None if d.subject is None else v.spell(d.subject))
 
 
 def declined_diagnostics(versions: dict[str, VersionedFunction]) -> list[Diagnostic]:

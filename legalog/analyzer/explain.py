@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from legalog.analyzer.graph import GraphDecision, plain_name
@@ -108,7 +108,7 @@ class Explanation:
 
     path: str
     function: str
-    var: str  # the printed name, with its SSA suffix
+    var: str  # the name as the dump prints it (an SSA dump's with its suffix, a frontend dump's its own)
     kind: str  # scalar, tensor, view, allocation, loop index
     verdict: Verdict
     summary: str
@@ -299,7 +299,27 @@ def _first_error(analysis: Analysis) -> str:
 def explain(analysis: Analysis, function: str, var: str) -> Explanation:
     """The verdict for `var` in `function`, with its derivation read off `analysis.derived`."""
     vid = resolve(analysis, function, var)
-    return _Explainer(analysis).explain(vid)
+    ex = _Explainer(analysis).explain(vid)
+    versioned = analysis.versions.get(ex.function)
+    return ex if versioned is None else _in_dump_names(ex, versioned)
+
+
+def _in_dump_names(ex: Explanation, v: VersionedFunction) -> Explanation:
+    """A frontend dump's explanation in the names the dump wrote (`cw`, never `cw__ssa_v0`), as
+    its diagnostics are.  The evidence stays the rules' own rows: their ids are what `query` reads."""
+    spell = v.spell
+    return replace(
+        ex,
+        var=spell(ex.var),
+        summary=spell(ex.summary),
+        definition=None if ex.definition is None else spell(ex.definition),
+        tree=[spell(line) for line in ex.tree],
+        reasons=[spell(line) for line in ex.reasons],
+        provenance=[spell(line) for line in ex.provenance],
+        operands=[{k: spell(x) if isinstance(x, str) else x for k, x in op.items()} for op in ex.operands],
+        nodes=[replace(n, label=spell(n.label), notes=tuple(map(spell, n.notes))) for n in ex.nodes],
+        edges=[replace(e, label=spell(e.label)) for e in ex.edges],
+    )
 
 
 class _Explainer:
@@ -334,6 +354,18 @@ class _Explainer:
     def name(self, vid: str) -> str:
         return vid.split("/", 1)[1]
 
+    def about(self, d: Diagnostic, vid: str, line: int | None) -> bool:
+        """Whether `d` is about the value `vid`: its subject names it as the message shows it.  Where
+        that name is another value's too (a frontend dump's `off` bound twice, its diagnostics
+        spelled `off`), only one at the value's own line, or naming it with its suffix, is."""
+        fn, name = vid.split("/", 1)
+        printed = _printed(self.a, fn)
+        shown = plain_name(printed.get(name, name))
+        if d.subject is None or plain_name(d.subject) != shown:
+            return False
+        twins = sum(1 for n in _names(self.a, fn) if plain_name(printed.get(n, n)) == shown) > 1
+        return not twins or d.subject == name or d.line == line
+
     def line_of(self, vid: str) -> int | None:
         if vid in self.assign:
             return self.low.stmts[self.assign[vid][0]].span.line  # type: ignore[union-attr]
@@ -357,11 +389,10 @@ class _Explainer:
         )
         if vid in self.assign:
             ex.definition = self.text(self.assign[vid][1], 160)
-        found = self.a.diagnostics  # GB2xx included: what the rewrite does
         ex.diagnostics = [
             f"{d.code} line {d.line}:{d.column}: {d.message}"
-            for d in found
-            if d.function == fn and d.subject is not None and plain_name(d.subject) == plain_name(ex.var)
+            for d in self.a.diagnostics  # GB2xx included: what the rewrite does
+            if d.function == fn and d.subject is not None and self.about(d, vid, ex.line)
         ]
         if kind != "Graph":
             ex.cite("function", fn, kind)

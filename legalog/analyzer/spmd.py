@@ -391,7 +391,7 @@ def _guard_note(what: str, count_text: str, verdict: Verdict) -> str:
     )
     return (
         f"{what} may have a non-positive core_num `{count_text}` ({why}); guarded with "
-        "`if core_num > 0`, the empty path keeps the caller's output tensors."
+        "`if core_num > 0`, the empty path keeps the caller's output tensors"
     )
 
 
@@ -589,7 +589,7 @@ def _decide_scope(
         )
         return decision, [diag("SP302", message)]
     cex = verdict.counterexample if verdict.outcome == "refuted" else None
-    info = diag("SP310", _guard_note(f"spmd scope '{callee}'", count_text, verdict), fixable=True)
+    info = diag("SP310", _guard_note(f"spmd scope `{callee}`", count_text, verdict), fixable=True)
     decision = LaunchDecision(
         **base,  # type: ignore[arg-type]
         outcome="guarded",
@@ -749,7 +749,7 @@ def _decide_one(
             slots=slots,
             missing_outputs=tuple(missing),
         ), diags
-    info = diag("SP310", _guard_note(f"launch '{op}'", count_text, verdict), fixable=True)
+    info = diag("SP310", _guard_note(f"launch `{op}`", count_text, verdict), fixable=True)
     tuple_result = form != "call" or _return_count(callee) > 1
     decision = LaunchDecision(
         **base,  # type: ignore[arg-type]

@@ -15,8 +15,9 @@ from typing import Literal
 
 ColumnType = Literal["id", "str", "int"]
 
-GB = "seeds/legalize_graph_boundary.en.txt"
-SP = "seeds/legalize_spmd_launches.en.txt"
+# the specification paragraph each relation serves, named as a user reads it (`schema.dl`)
+GB = "LegalizeGraphBoundary,"
+SP = "LegalizeSpmdLaunches,"
 
 
 @dataclass(frozen=True, slots=True)

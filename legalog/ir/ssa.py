@@ -18,6 +18,7 @@ loop and read after it (PyPTO carries it out of the loop with no initial value).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -79,6 +80,13 @@ class VersionedFunction:
     synthesized: frozenset[str]  # iteration arguments, loop results and phis versioning added
     whiles: frozenset[Span]  # natural `while` loops written as `pl.while_`
     declined: tuple[Declined, ...] = field(default=())
+
+    def spell(self, text: str) -> str:
+        """`text` (a message, an expression) with each internal name as the dump printed it."""
+        return _IDENTIFIER.sub(lambda m: self.printed.get(m.group(0), m.group(0)), text)
+
+
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 def needs_versioning(fn: Function, prefix: str) -> bool:

@@ -2,7 +2,7 @@
 
 Two engines read the same `.pyd` rule files through the front end (`legalog.rules.language`):
 ``clingo`` (the default: a compiled grounder; an evaluation about 3x faster on a typical dump,
-20x at 200 Graphs, README "Engines") and ``pydatalog`` (the reference the rule files were
+20x at 200 Graphs, docs/reference.md, "Engines") and ``pydatalog`` (the reference the rule files were
 written for).  They give identical relations (tests/rules/test_differential.py).
 Nothing outside `legalog.rules` needs to know which engine ran; callers only pass its name on.
 """

@@ -543,7 +543,7 @@ _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: "
 class _Reader:
     """Reads linted rule statements into `Rule`s; collects what the engines would not read alike.
 
-    The portable language is what both backends evaluate identically (README, "Engines"):
+    The portable language is what both backends evaluate identically (docs/reference.md, "Engines"):
     no `None` keys, no aggregate but len_/sum_/min_/max_ (min_/max_ ordered by their own value),
     only `+ - * // %` and unary `-`, function heads only as aggregates, int constants in 32 bits.
     """

@@ -28,8 +28,6 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
 Progress = Callable[[FileModel], None]
-_GRAPH_ONLY = ("GB", "HC")
-_EVERY_POSITION = ("PARSE", "INTERNAL", "TIMEOUT", "IR")  # input and legalog failures: reported at every pass
 # Seconds one file may take (`check --timeout`): far above any real dump (the 5 MB, 1,656-function
 # synthetic one takes well under a minute), low enough that a stuck file cannot hold a CI job.
 DEFAULT_TIMEOUT = 300.0
@@ -68,9 +66,10 @@ def analyse_target(
     data: bytes | None = None,
     engine: str | None = None,
 ) -> FileModel:
-    """One target to its report entry (filtered to its pass for a passes_dump position); never
-    raises.  `data`: the dump's bytes when already read (default: read from `target.path`);
-    `engine`: legalog.rules.engine's choice (default: $LEGALOG_ENGINE, else clingo)."""
+    """One target to its report entry; never raises.  A passes_dump position is analysed by the
+    pass that runs there alone: its status, diagnostics, edits and SARIF fixes are that pass's.
+    `data`: the dump's bytes when already read (default: read from `target.path`); `engine`:
+    legalog.rules.engine's choice (default: $LEGALOG_ENGINE, else clingo)."""
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import analyze
@@ -84,8 +83,11 @@ def analyse_target(
             program = parse_file(path) if data is None else parse_bytes(data, path)
         except ParseError as err:
             return _error(target, err.reason, err.line, err.col)
-        model = file_model(analyze(program, path, runtime, engine))
-        return model if target.folder is None else _for_position(model, target)
+        model = file_model(analyze(program, path, runtime, engine, passes=target.passes))
+        if target.folder is None:
+            return model
+        folder, used_dump = target.report_paths()  # a passes_dump entry: the folder, and the dump used
+        return model.model_copy(update={"path": folder, "used_dump": used_dump})
     except Exception as err:
         from legalog.surfaces.internal import internal_reason
 
@@ -98,39 +100,6 @@ def _listing_error(folder: str) -> str:
     except OSError as err:
         return err.strerror or str(err)
     return "it changed while being searched"
-
-
-def _for_position(model: FileModel, target: Target) -> FileModel:
-    """A passes_dump entry: the folder, the dump used, and only the diagnostics of the pass that
-    runs at that dump's position (the other pass is judged on its own dump)."""
-    keep = {"graph": _is_graph_code, "spmd": lambda c: not _is_graph_code(c)}.get(target.role, lambda c: True)
-    diagnostics = [d for d in model.diagnostics if d.code.startswith(_EVERY_POSITION) or keep(d.code)]
-    graphs = model.graphs if target.role != "spmd" else []
-    launches = model.launches if target.role != "graph" else []
-    status = model.status
-    if status == "rejected" and not any(d.severity == "error" for d in diagnostics):
-        # rejected only by the other pass: say what this pass alone would do
-        changes = any(
-            g.hoisted_scalars or g.removed_aliases or g.hoisted_views or g.hoisted_allocs for g in graphs
-        )
-        status = (
-            "rewritten" if changes or any(launch.outcome == "guarded" for launch in launches) else "legal"
-        )
-    path, used_dump = target.report_paths()
-    return model.model_copy(
-        update={
-            "path": path,
-            "used_dump": used_dump,
-            "status": status,
-            "diagnostics": diagnostics,
-            "graphs": graphs,
-            "launches": launches,
-        }
-    )
-
-
-def _is_graph_code(code: str) -> bool:
-    return code.startswith(_GRAPH_ONLY)
 
 
 def _error(target: Target, reason: str, line: int, col: int, code: str = "PARSE") -> FileModel:

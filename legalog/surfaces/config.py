@@ -6,7 +6,12 @@
     select = ["GB1", "SP"]                  # codes (or prefixes) reported (default: all)
     ignore = ["GB113"]                      # codes (or code prefixes, "GB2") never reported
     per-file-ignores = {"legacy/*.py" = ["GB118"]}
-    exclude = ["passes_dump/00_*", "scratch/**"]
+    extend-exclude = ["passes_dump/00_*", "scratch/**"]   # added to `exclude`'s defaults
+    respect-gitignore = true                # a folder search skips what .gitignore ignores
+
+A folder search skips, as Ruff's does, what `exclude` names (by default the usual folders:
+`.venv`, `build`, `node_modules`, ... `DEFAULT_EXCLUDE`; setting `exclude` replaces them,
+`extend-exclude` adds to them) and, inside a git repository, what its `.gitignore` files ignore.
 
 Each file's configuration is found as Ruff finds it: walking up from the file's folder, the
 nearest folder with a `legalog.toml` (the whole file is the table, or its `[tool.legalog]`) or a
@@ -22,6 +27,7 @@ naming the file and line.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import os
 import re
@@ -35,9 +41,41 @@ from typing import Any, ClassVar, Literal
 
 from legalog.analyzer.codes import CODES
 from legalog.files import kind, read_regular
+from legalog.surfaces.gitignore import GitIgnores
 from legalog.surfaces.report import FileModel
 
 TABLE = "tool.legalog"
+
+
+# Ruff's default `exclude`: folders (and their files) no folder search enters
+DEFAULT_EXCLUDE = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
 
 
 class ConfigError(Exception):
@@ -60,7 +98,9 @@ class Settings:
     per_file_ignores: dict[str, tuple[str, ...]] = field(
         default_factory=dict, metadata={"alias": "per-file-ignores"}
     )
-    exclude: tuple[str, ...] = ()
+    exclude: tuple[str, ...] | None = None  # None: DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = field(default=(), metadata={"alias": "extend-exclude"})
+    respect_gitignore: bool = field(default=True, metadata={"alias": "respect-gitignore"})
 
 
 def _validated(table: dict[str, Any]) -> Settings | dict[str, Any]:
@@ -119,7 +159,9 @@ class Config:
 
     def excluded(self, file: str) -> bool:
         rel = _relative(file, self.root)
-        return any(_matches(rel, glob) for glob in self.settings.exclude)
+        settings = self.settings
+        globs = (DEFAULT_EXCLUDE if settings.exclude is None else settings.exclude) + settings.extend_exclude
+        return any(_matches(rel, glob) for glob in globs)
 
 
 def _relative(file: str, root: Path) -> str:
@@ -257,12 +299,23 @@ def _describe(key: str, problem: Any) -> str:
         "extra_forbidden",
         "unexpected_keyword_argument",
     ):  # the latter: a field's own name, not its key
-        return f"unknown key `{key}` in [{TABLE}] (known: {', '.join(_KEYS)})"
+        close = difflib.get_close_matches(key.replace("_", "-"), _KEYS, n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        return f"unknown key `{key}` in [{TABLE}]{hint} (known: {', '.join(_KEYS)})"
     message = str(problem["msg"]).removeprefix("Value error, ")
     return f"`{key}`: {message}"
 
 
-_KEYS = ("runtime", "fail-on", "select", "ignore", "per-file-ignores", "exclude")
+_KEYS = (
+    "runtime",
+    "fail-on",
+    "select",
+    "ignore",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "respect-gitignore",
+)
 
 
 def _line_of(text: str, section: str | None, key: str, problem: Any) -> int:
@@ -316,6 +369,7 @@ class Project:
     explicit: Config | None = None  # --config
     first: Config = Config(Settings())  # the first path's: `runtime` and `fail-on`
     overrides: Overrides = Overrides()
+    gitignores: GitIgnores = field(default_factory=GitIgnores, compare=False, repr=False)
 
     @property
     def settings(self) -> Settings:
@@ -331,6 +385,16 @@ class Project:
         """The configuration that excludes `file` (None: it is not excluded)."""
         config = self.config_of(file)
         return config if config.excluded(file) else None
+
+    def skipped(self, path: Path, is_dir: bool) -> bool:
+        """Whether a folder search leaves out `path`, found under a folder given: with
+        `respect-gitignore`, what its repository's `.gitignore` ignores, and a folder the
+        `exclude` / `extend-exclude` of the configuration holding it names (never entered).  A
+        file `exclude` names is `excluded`'s, whose callers say what they left out."""
+        config = self.config_of(str(path.parent))
+        return (is_dir and config.excluded(str(path))) or (
+            config.settings.respect_gitignore and self.gitignores.ignored(path, is_dir)
+        )
 
     def hidden(self, file: str, code: str) -> bool:
         """Whether a diagnostic of `code` in `file` is not reported."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -43,6 +43,11 @@ class Target:
     folder: str | None = None
     role: Role = "all"
     reason: str = ""
+
+    @property
+    def passes(self) -> tuple[str, ...]:
+        """The passes run on it: at a passes_dump position, only the pass that runs there."""
+        return {"graph": ("graph",), "spmd": ("spmd",)}.get(self.role, ("graph", "spmd"))
 
     def report_paths(self) -> tuple[str, str | None]:
         """The report entry's `path` and `used_dump`: a passes_dump position is reported as its folder."""
@@ -125,28 +130,39 @@ def select(folder: Path) -> list[Target]:
     ]
 
 
-def _walk(root: Path) -> tuple[list[Path], list[Path]]:
-    """The `*.py` files under `root` (sorted), and the folders under it that cannot be listed.
-    Symbolic links to folders are not followed (a link loop would never end)."""
+# (path, whether it is a folder) -> whether a folder search leaves it out (and, a folder, all it holds)
+Skip = Callable[[Path, bool], bool]
+
+
+def _walk(root: Path, skip: Skip | None = None) -> tuple[list[Path], list[Path]]:
+    """The `*.py` files under `root` (sorted), and the folders under it that cannot be listed,
+    less what `skip` leaves out (a folder it skips is never entered).  Symbolic links to folders
+    are not followed (a link loop would never end)."""
     unreadable: list[Path] = []
     files: list[Path] = []
-    for folder, _subfolders, names in os.walk(
-        root, onerror=lambda err: unreadable.append(Path(err.filename))
-    ):
-        files += [p for name in names if name.endswith(".py") and (p := Path(folder) / name).is_file()]
+    for folder, subfolders, names in os.walk(root, onerror=lambda err: unreadable.append(Path(err.filename))):
+        here = Path(folder)
+        if skip is not None:
+            subfolders[:] = [d for d in subfolders if not skip(here / d, True)]
+        files += [
+            p
+            for name in names
+            if name.endswith(".py") and (p := here / name).is_file() and not (skip and skip(p, False))
+        ]
     return sorted(files), sorted(unreadable)
 
 
-def plan(paths: Iterable[str | Path], all_dumps: bool = False) -> list[Target]:
-    """Files as given; directories searched recursively for `*.py`, except that a passes_dump
-    folder contributes only the dumps at the passes' positions (unless `all_dumps`)."""
+def plan(paths: Iterable[str | Path], all_dumps: bool = False, skip: Skip | None = None) -> list[Target]:
+    """Files as given; directories searched recursively for `*.py`, less what `skip` leaves out
+    (the configuration's `exclude`, `.gitignore`: never a path given itself), except that a
+    passes_dump folder contributes only the dumps at the passes' positions (unless `all_dumps`)."""
     targets: list[Target] = []
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
             targets.append(Target(str(path)))
             continue
-        files, unreadable = _walk(path)
+        files, unreadable = _walk(path, skip)
         folders = set() if all_dumps else {p.parent for p in files if DUMP_NAME.match(p.name)}
         for folder in sorted(folders):
             targets += select(folder)

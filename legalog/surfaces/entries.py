@@ -4,7 +4,7 @@ loads nothing of the pipeline."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from legalog.analyzer.codes import CODES
 from legalog.analyzer.diagnostics import Diagnostic
@@ -41,31 +41,37 @@ def diagnostic_model(d: Diagnostic) -> DiagnosticModel:
 
 
 def graph_model(
-    g: GraphDecision, params_before: Sequence[str], prefix: str, kept: Sequence[KeptValue] = ()
+    g: GraphDecision,
+    params_before: Sequence[str],
+    prefix: str,
+    kept: Sequence[KeptValue] = (),
+    shown: Callable[[str], str] = plain_name,
 ) -> GraphModel:
+    """`shown`: a value's name as the report shows it (default: the SSA suffix dropped)."""
+
     def strip(text: str) -> str:
-        return " ".join(plain_name(tok) for tok in text.split(" "))
+        return " ".join(shown(tok) for tok in text.split(" "))
 
     return GraphModel(
         function=g.function,
-        params_after=[plain_name(p) for p in params_before] + [plain_name(h.name) for h in g.hoisted],
+        params_after=[shown(p) for p in params_before] + [shown(h.name) for h in g.hoisted],
         hoisted_scalars=[
-            HoistedScalar(param=plain_name(h.name), value=_plain_expr(g, h.name, prefix))
+            HoistedScalar(param=shown(h.name), value=_plain_expr(g, h.name, prefix))
             for h in g.hoisted
             if h.kind == "scalar"
         ],
-        removed_aliases=[RemovedAlias(name=plain_name(a), target=plain_name(t)) for a, t in g.aliases],
-        kept_invariant=[plain_name(v) for v in g.kept_invariant],
+        removed_aliases=[RemovedAlias(name=shown(a), target=shown(t)) for a, t in g.aliases],
+        kept_invariant=[shown(v) for v in g.kept_invariant],
         hoisted_views=[
-            HoistedView(param=plain_name(h.name), source=strip(h.source or ""))
+            HoistedView(param=shown(h.name), source=strip(h.source or ""))
             for h in g.hoisted
             if h.kind == "view"
         ],
-        hoisted_allocs=[HoistedAlloc(param=plain_name(h.name)) for h in g.hoisted if h.kind == "alloc"],
+        hoisted_allocs=[HoistedAlloc(param=shown(h.name)) for h in g.hoisted if h.kind == "alloc"],
         node_count=g.node_count,
-        params_before=[plain_name(p) for p in params_before],
+        params_before=[shown(p) for p in params_before],
         kept=[
-            KeptModel(name=plain_name(k.name), kind=k.kind, line=k.line, reason=k.reason)
+            KeptModel(name=shown(k.name), kind=k.kind, line=k.line, reason=k.reason)
             for k in kept
             if k.function == g.function
         ],
@@ -76,6 +82,23 @@ def _plain_expr(g: GraphDecision, name: str, prefix: str) -> str:
     return plain_text(print_expr(g.expanded(name), prefix))
 
 
+def _shown_names(analysis: Analysis, function: str) -> Callable[[str], str]:
+    """How the report names a value of `function`: a frontend dump's in its own names, and a
+    parameter `fix` adds as the written output names it (a name the dump binds twice keeps the
+    suffix that tells the two apart: `off__ssa_v0`, `off__ssa_v1`, never `off` twice)."""
+    v = analysis.versions.get(function)
+    if v is None:
+        return plain_name
+    written = analysis.output.function(function) if analysis.output is not None else None
+    rewritten = analysis.legalized.function(function) if analysis.legalized is not None else None
+    params = (
+        {a.name: b.name for a, b in zip(rewritten.params, written.params)}
+        if rewritten is not None and written is not None
+        else {}
+    )
+    return lambda name: params.get(name) or plain_name(v.printed.get(name, name))
+
+
 def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
     program = analysis.program
     graphs = []
@@ -83,7 +106,13 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
         for g in analysis.graphs:
             fn = program.function(g.function)
             graphs.append(
-                graph_model(g, [p.name for p in fn.params] if fn else [], program.prefix, analysis.kept)
+                graph_model(
+                    g,
+                    [p.name for p in fn.params] if fn else [],
+                    program.prefix,
+                    analysis.kept,
+                    _shown_names(analysis, g.function),
+                )
             )
     edits = function_edits(analysis)
     diagnostics = [diagnostic_model(d) for d in analysis.diagnostics]

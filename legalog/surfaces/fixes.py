@@ -265,9 +265,11 @@ def digests(targets: Sequence[Target]) -> dict[str, str]:
 
 
 def summary(results: Sequence[FixResult]) -> str:
+    from legalog.surfaces.render import counted
+
     counts = Counter(r.outcome for r in results)
     parts = [
-        f"{counts[o]} {o}"
+        counted(counts[o], o)
         for o in ("fixed", "unchanged", "legal", "rejected", "error", "internal")
         if counts[o]
     ]

@@ -175,6 +175,7 @@ class Tally:
     statuses: Counter[str] = field(default_factory=Counter)
     codes: Counter[str] = field(default_factory=Counter)
     fixable: int = 0
+    fixable_codes: set[str] = field(default_factory=set)
     severities: set[str] = field(default_factory=set)
     error_codes: set[str] = field(default_factory=set)  # the codes of `error` entries' diagnostics
 
@@ -183,6 +184,7 @@ class Tally:
         self.statuses[f.status] += 1
         self.codes.update(d.code for d in f.diagnostics)
         self.fixable += sum(d.fixable for d in f.diagnostics)
+        self.fixable_codes.update(d.code for d in f.diagnostics if d.fixable)
         self.severities.update(d.severity for d in f.diagnostics)
         if f.status == "error":
             self.error_codes.update(d.code for d in f.diagnostics)
@@ -191,7 +193,9 @@ class Tally:
         """`N files: a legal, b rewritten, ...`, the count of each code, and how many are fixable."""
         parts = [f"{self.files} file{'s' if self.files != 1 else ''}:"]
         parts += [
-            f"{self.statuses[s]} {s}" for s in ("legal", "rewritten", "rejected", "error") if self.statuses[s]
+            counted(self.statuses[s], s)
+            for s in ("legal", "rewritten", "rejected", "error")
+            if self.statuses[s]
         ]
         line = " ".join([parts[0], ", ".join(parts[1:]) or "nothing to check"])
         if self.codes:
@@ -199,6 +203,34 @@ class Tally:
         if self.fixable:
             line += f"\n[*] {self.fixable} fixable with `legalog fix`"
         return line
+
+
+def counted(n: int, status: str) -> str:
+    """`3 rewritten`, `1 error`, `3 errors`: a status or outcome word with its count."""
+    return f"{n} {status}s" if status == "error" and n != 1 else f"{n} {status}"
+
+
+def statistics(counts: Tally) -> str:
+    """`check --statistics`, as Ruff's: each code's count (most first), `[*]` where fixable, its name."""
+    rows = sorted(counts.codes.items(), key=lambda kv: (-kv[1], kv[0]))
+    width = max((len(str(n)) for _, n in rows), default=1)
+    return "".join(
+        f"{n:>{width}}\t{code}\t{'[*]' if code in counts.fixable_codes else '[ ]'} {CODES[code].name}\n"
+        for code, n in rows
+    )
+
+
+def fixes_listing(files: Iterable[FileModel]) -> str:
+    """`--show-fixes`, as Ruff's: per file, how many findings of each code `legalog fix` fixes."""
+    lines = []
+    for f in files:
+        codes = Counter(d.code for d in f.diagnostics if d.fixable)
+        if codes:
+            lines.append(f"- {f.used_dump or f.path}:")
+            lines += [f"    {n} x {code} ({CODES[code].name})" for code, n in sorted(codes.items())]
+    if not lines:
+        return "\nNo fixes available: `legalog fix` changes nothing.\n"
+    return "\nFixable with `legalog fix`:\n" + "\n".join(lines) + "\n"
 
 
 def tally(files: Iterable[FileModel]) -> Tally:
@@ -235,15 +267,26 @@ def render_sarif(
         for info in CODES.values()
     ]
     results = [result for f in files for result in sarif_results(f, lines_of)]
-    driver = {
-        "name": "legalog",
-        "version": __version__,
-        "informationUri": "https://github.com/hw-native-sys/pypto",
-        "rules": rules,
-    }
+    driver = {"name": "legalog", "version": __version__, "rules": rules}
+    if (docs := documentation_url()) is not None:
+        driver["informationUri"] = docs
     # columns are characters (Unicode code points), not SARIF's default UTF-16 code units
     run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def documentation_url() -> str | None:
+    """Where legalog's documentation is, as its package says (`[project.urls]` Documentation,
+    else Homepage, in pyproject.toml); None when it names none: SARIF's `informationUri` is
+    then left out rather than pointing at another project."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        urls = metadata("legalog").get_all("Project-URL") or []
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return None
+    named = dict(url.split(", ", 1) for url in urls if ", " in url)
+    return next((named[k] for k in ("Documentation", "Homepage") if k in named), None)
 
 
 _RULE_INDEX = {info.code: i for i, info in enumerate(CODES.values())}  # a result's place in `rules`

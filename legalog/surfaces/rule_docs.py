@@ -5,7 +5,7 @@ adds a before/after in printed IR.  Each is a whole dump, `rule_examples/<CODE>.
 `.after.txt` (package data), of which the user is shown only the region between `# rule-doc: begin`
 and `# rule-doc: end`; tests/surfaces/test_rule_examples.py analyses both, so the before must report
 the code at a shown line and the after must not.  The same text is `legalog rule`'s output,
-SARIF's rule `help`, and the README's code table (`readme_table`; a test holds the README to it).
+SARIF's rule `help`, and docs/codes.md's code table (`readme_table`; a test holds docs/codes.md to it).
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def all_rules() -> str:
 
 
 def readme_table() -> str:
-    """The README's code table: one row per code, from the same text."""
+    """docs/codes.md's code table: one row per code, from the same text."""
     rows = ["| code | name | severity | meaning | what to do instead |", "|---|---|---|---|---|"]
     rows += [
         f"| {i.code} | {i.name} | {_severity(i)} | {_cell(i.title)} | {_cell(i.help)} |"

@@ -409,6 +409,7 @@ def _plain(name: str) -> str:
     return re.sub(r"__(ssa|tmp|idx|iter|rv|phi)_v\d+(_\d+)?$", "", name)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("stem", sorted(CORPUS_EXPECTED))
 def test_corpus_graph_dump_decided_as_index_says(stem: str) -> None:
     path = CORPUS / "graph" / f"{stem}.graph_input.py"
@@ -439,11 +440,13 @@ def test_corpus_graph_dump_decided_as_index_says(stem: str) -> None:
         assert again.status == "legal", [(d.code, d.message) for d in again.diagnostics]
 
 
+@pytest.mark.shared
 def test_corpus_graph_dumps_all_covered() -> None:
     stems = {p.name.removesuffix(".graph_input.py") for p in (CORPUS / "graph").glob("*.graph_input.py")}
     assert stems == set(CORPUS_EXPECTED)
 
 
+@pytest.mark.shared
 def test_a01_call_site_matches_the_worked_example() -> None:
     path = CORPUS / "graph" / "a01_row_shift.graph_input.py"
     text = analyze(path.read_text(encoding="utf-8"), str(path)).legalized_text()

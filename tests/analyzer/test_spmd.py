@@ -7,16 +7,13 @@ Programs are written as printed IR (post-pass style, like the real dumps) and re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from legalog.analyzer.spmd import SpmdOutcome, map_arguments, preflight
 from legalog.ir import parse, parse_file, print_program
 from legalog.ir.model import Program
 from legalog.pipeline import analyze
-
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "graph"
+from tests.conftest import GRAPH as CORPUS
 
 T = "pl.Tensor[[64, 64], pl.FP32]"
 TID = "pl.Scalar[pl.TASK_ID]"
@@ -686,10 +683,8 @@ def test_preflight_flags_unguarded_launches_only() -> None:
 
 # ------------------------------------------------------------------------------------ corpus
 
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus is not beside the clone")
 
-
-@needs_corpus
+@pytest.mark.shared
 def test_a09_one_guard_two_provable() -> None:
     p = parse_file(CORPUS / "a09_orch_spmd_counts.spmd_input.py")
     q, o = legalize(p)
@@ -718,7 +713,7 @@ def test_a09_one_guard_two_provable() -> None:
     assert print_program(q2) == text
 
 
-@needs_corpus
+@pytest.mark.shared
 def test_a14_two_provable_one_guard() -> None:
     p = parse_file(CORPUS / "a14_manual_graph_barrier.spmd_input.py")
     q, o = legalize(p)
@@ -732,7 +727,7 @@ def test_a14_two_provable_one_guard() -> None:
     assert outcomes(spmd(parse(print_program(q)))) == ["proven"] * 3
 
 
-@needs_corpus
+@pytest.mark.shared
 def test_a08_graph_launches_are_not_this_pass() -> None:
     p = parse_file(CORPUS / "a08_graph_spmd_chain.spmd_input.py")
     q, o = legalize(p)

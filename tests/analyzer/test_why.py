@@ -11,9 +11,9 @@ import legalog
 from legalog.analyzer.explain import WhyError, _names
 from legalog.analyzer.graph import plain_name
 from legalog.pipeline import Analysis
+from tests.conftest import GRAPH
 
 HERE = Path(__file__).resolve().parent
-GRAPH = HERE.parents[1].parent / "shared" / "corpus" / "graph"
 INPLACE = HERE / "inplace_view.py"
 
 
@@ -26,6 +26,7 @@ def graph_input(prog: str) -> Path:
     return GRAPH / f"{prog}.graph_input.py"
 
 
+@pytest.mark.shared
 def test_hoisted_scalar_matches_the_decision() -> None:
     a = analysis_of(graph_input("a01_row_shift"))
     graph = a.graphs[0]
@@ -37,6 +38,7 @@ def test_hoisted_scalar_matches_the_decision() -> None:
         assert ("hoisted_scalar", (f"{graph.function}/{name}",)) in ex.evidence
 
 
+@pytest.mark.shared
 def test_removed_aliases_name_their_root() -> None:
     a = analysis_of(graph_input("a02_scalar_aliases"))
     for graph in a.graphs:
@@ -47,6 +49,7 @@ def test_removed_aliases_name_their_root() -> None:
             assert any(r == "alias_root" for r, _ in ex.evidence)
 
 
+@pytest.mark.shared
 def test_kept_invariant_scalars_say_why_they_are_safe() -> None:
     a = analysis_of(graph_input("a12_reject_mixed_offsets"))
     ex = a.explain("mixed_scalar", "rows")
@@ -55,6 +58,7 @@ def test_kept_invariant_scalars_say_why_they_are_safe() -> None:
     assert any("tensor.dim of a boundary tensor" in r for r in ex.reasons)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(
     ("prog", "function", "var", "reason"),
     [
@@ -79,6 +83,7 @@ def test_rejected_scalars_name_the_blocking_leaf(
     assert any(d.startswith("GB118") for d in ex.diagnostics)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(
     ("function", "blocking_reason", "varying_reason"),
     [("mixed_view", "loop_index", "scalar_param"), ("read_offset", "call", "opaque")],
@@ -96,6 +101,7 @@ def test_rejected_views_name_the_deciding_operand(
     assert any(rel == "varying_leaf" and row[2] == varying_reason for rel, row in ex.evidence)
 
 
+@pytest.mark.shared
 def test_allocations_each_reason() -> None:
     a = analysis_of(graph_input("a11_reject_dynamic_control"))
     assert a.explain("alloc_dyn", "part__ssa_v0").summary.endswith("(GB110)")
@@ -119,6 +125,7 @@ def test_views_through_in_place_calls_and_aliases() -> None:
     assert a.explain("g", "k").verdict == "kept"  # a constant-trip loop index
 
 
+@pytest.mark.shared
 def test_every_graph_value_gets_the_verdict_of_its_relation() -> None:
     """Across the corpus: a verdict is hoisted iff the value is in a hoist relation, kept iff in
     kept_invariant / kept_view / a left allocation without a diagnostic."""
@@ -142,6 +149,7 @@ def test_every_graph_value_gets_the_verdict_of_its_relation() -> None:
                     assert any(r[0] == f"{fn}/{name}" for r in d["scalar_alias"])
 
 
+@pytest.mark.shared
 def test_varying_leaf_explains_exactly_varying_expr() -> None:
     """rules/explain.pyd mirrors invariant.pyd: a reason exists exactly for the varying expressions."""
     for path in sorted(GRAPH.glob("*.graph_input.py")) + [INPLACE]:
@@ -152,6 +160,7 @@ def test_varying_leaf_explains_exactly_varying_expr() -> None:
         assert varying == {e for e, _x, _w in d["varying_leaf"]}, path.name
 
 
+@pytest.mark.shared
 def test_names_with_and_without_ssa_suffixes_and_errors() -> None:
     a = analysis_of(graph_input("a01_row_shift"))
     fn = a.graphs[0].function

@@ -135,3 +135,62 @@ def test_fail_on_info_fails_while_a_rewrite_is_pending(tmp_path: Path) -> None:
     assert run("check", "--fail-on", "error", "d.py", cwd=tmp_path).returncode == 0
     assert run("fix", "--in-place", "d.py", cwd=tmp_path).returncode == 0
     assert run("check", "d.py", cwd=tmp_path).returncode == 0  # nothing pending any more
+
+
+def _search_tree(tmp_path: Path, *, git: bool = True, table: str = "") -> Path:
+    """A project whose folders a search must leave out: the usual ones (.venv, build,
+    node_modules) and what .gitignore ignores, each holding a file that is no dump."""
+    broken = "x = (\n"
+    files: dict[str, str | Path] = {
+        "dumps/d.py": ROW_SHIFT,
+        "dumps/keep.tmp.py": ROW_SHIFT,
+        "dumps/x.tmp.py": broken,
+        ".venv/lib/site.py": broken,
+        "build/lib/gen.py": broken,
+        "node_modules/pkg/gen.py": broken,
+        "out/gen.py": broken,
+        ".gitignore": "out/\n*.tmp.py\n!keep.tmp.py\n",
+    }
+    if table:
+        files["pyproject.toml"] = f"[tool.legalog]\n{table}\n"
+    tree(tmp_path, files)
+    if git:
+        (tmp_path / ".git").mkdir()
+    return tmp_path
+
+
+def checked(tmp_path: Path, *paths: str) -> set[str]:
+    result = run("check", "--format", "json", *paths, cwd=tmp_path)
+    assert "Traceback" not in result.stderr
+    return {f["path"] for f in json.loads(result.stdout)["files"]}
+
+
+def test_check_with_no_path_searches_the_current_folder_as_ruff_does(tmp_path: Path) -> None:
+    """The usual folders are skipped, and what the repository's .gitignore ignores (`!` re-includes)."""
+    _search_tree(tmp_path)
+    result = run("check", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert checked(tmp_path) == {"dumps/d.py", "dumps/keep.tmp.py"}
+    assert checked(tmp_path, "dumps") == {"dumps/d.py", "dumps/keep.tmp.py"}
+    # a file named is checked whatever ignores it
+    assert checked(tmp_path, "dumps/x.tmp.py") == {"dumps/x.tmp.py"}
+
+
+def test_gitignore_is_read_only_inside_a_git_repository(tmp_path: Path) -> None:
+    _search_tree(tmp_path, git=False)
+    assert checked(tmp_path) == {"dumps/d.py", "dumps/keep.tmp.py", "dumps/x.tmp.py", "out/gen.py"}
+
+
+@pytest.mark.parametrize(
+    ("table", "more"),
+    [
+        ("respect-gitignore = false", {"dumps/x.tmp.py", "out/gen.py"}),
+        ('extend-exclude = ["keep*"]', {"-dumps/keep.tmp.py"}),
+        # `exclude` replaces the defaults, as Ruff's does
+        ('exclude = ["node_modules"]', {".venv/lib/site.py", "build/lib/gen.py"}),
+    ],
+)
+def test_the_search_is_configured_as_ruffs(tmp_path: Path, table: str, more: set[str]) -> None:
+    _search_tree(tmp_path, table=table)
+    expected = {"dumps/d.py", "dumps/keep.tmp.py"} | {m for m in more if not m.startswith("-")}
+    assert checked(tmp_path) == expected - {m[1:] for m in more if m.startswith("-")}

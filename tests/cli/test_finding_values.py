@@ -9,6 +9,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CLI_ENV, CORPUS, legalog_cli
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,6 +34,7 @@ def test_why_an_unknown_variable_lists_every_value_with_its_line() -> None:
     assert close.stderr == "legalog: no variable `bse` in `shift`; candidates: base__ssa_v0 (line 15)\n"
 
 
+@pytest.mark.shared
 def test_why_candidates_are_in_the_dumps_own_names() -> None:
     close = run("why", str(FRONTEND), "-f", "proj", "-v", "wof")
     assert close.stderr == "legalog: no variable `wof` in `proj`; candidates: woff (line 8)\n"
@@ -49,6 +52,7 @@ def test_why_candidates_are_in_the_dumps_own_names() -> None:
     assert function.endswith("; candidates: proj (line 7)\n")
 
 
+@pytest.mark.shared
 def test_query_reads_the_names_the_dump_shows_and_says_which_id() -> None:
     text = run("query", str(FRONTEND), 'hoisted_view("wl")')
     assert (text.returncode, text.stdout, text.stderr) == (
@@ -67,6 +71,7 @@ def test_query_reads_the_names_the_dump_shows_and_says_which_id() -> None:
     assert kind.returncode == 0 and kind.stderr == ""
 
 
+@pytest.mark.shared
 def test_json_subject_is_the_name_the_message_shows() -> None:
     files = json.loads(
         run(

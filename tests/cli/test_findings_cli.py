@@ -213,11 +213,11 @@ def test_rule_all_and_unknown_codes() -> None:
     assert run("rule").returncode == 2
 
 
-def test_readme_code_table_is_the_generated_one() -> None:
+def test_the_code_table_in_docs_is_the_generated_one() -> None:
     from legalog.surfaces.rule_docs import readme_table
 
-    assert readme_table() in (REPO / "README.md").read_text(encoding="utf-8"), (
-        "README's code table is stale: paste legalog.surfaces.rule_docs.readme_table()"
+    assert readme_table() in (REPO / "docs" / "codes.md").read_text(encoding="utf-8"), (
+        "docs/codes.md's code table is stale: paste legalog.surfaces.rule_docs.readme_table()"
     )
 
 

@@ -16,6 +16,8 @@ import pytest
 
 from tests.conftest import CLI_ENV, CORPUS, legalog_cli
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 REPO = Path(__file__).resolve().parents[2]
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text())
 
@@ -56,11 +58,13 @@ def apply_in_order(original: str, fixes: list[dict]) -> str:
     return text
 
 
+@pytest.mark.shared
 def test_the_corpus_sarif_validates(corpus_run: tuple[Path, dict, Path]) -> None:
     _base, sarif, _fixed = corpus_run
     jsonschema.validate(sarif, SARIF_SCHEMA)
 
 
+@pytest.mark.shared
 def test_applying_every_offered_fix_in_order_gives_fix_output(corpus_run: tuple[Path, dict, Path]) -> None:
     base, sarif, fixed = corpus_run
     by_file: dict[str, list[dict]] = {}
@@ -77,6 +81,7 @@ def test_applying_every_offered_fix_in_order_gives_fix_output(corpus_run: tuple[
     assert rewritten >= 15  # the corpus's rewritten dumps are in there
 
 
+@pytest.mark.shared
 def test_a_result_without_its_own_fix_points_to_the_one_that_carries_it(
     corpus_run: tuple[Path, dict, Path],
 ) -> None:
@@ -94,6 +99,7 @@ def test_a_result_without_its_own_fix_points_to_the_one_that_carries_it(
         assert r["level"] != "note" or bool(r.get("fixes")) != ("fixedWith" in r.get("properties", {}))
 
 
+@pytest.mark.shared
 def test_every_region_carries_its_end(corpus_run: tuple[Path, dict, Path]) -> None:
     base, sarif, _fixed = corpus_run
     for r in sarif["runs"][0]["results"]:

@@ -12,9 +12,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from tests.conftest import GRAPH
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-GRAPH = REPO.parent / "shared" / "corpus" / "graph"
 SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
 
 
@@ -31,6 +32,7 @@ def clean(result: subprocess.CompletedProcess[str]) -> None:
 # ----------------------------------------------------------------------------- batch
 
 
+@pytest.mark.slow
 def test_a_batch_of_hundreds_with_broken_files_mixed_in(tmp_path: Path) -> None:
     examples = sorted(EXAMPLES.glob("*.py"))
     broken = {"unclosed.py": "x = (\n", "not_a_program.py": "print('hello')\n", "empty.py": ""}
@@ -127,6 +129,7 @@ def make_passes_dump(root: Path, *, with_anchors: bool = True) -> Path:
     return folder
 
 
+@pytest.mark.shared
 def test_a_passes_dump_folder_checks_each_pass_at_its_position(tmp_path: Path) -> None:
     folder = make_passes_dump(tmp_path)
     result = run("check", "--format", "json", str(tmp_path))
@@ -145,6 +148,7 @@ def test_a_passes_dump_folder_checks_each_pass_at_its_position(tmp_path: Path) -
     assert "45_after_Simplify.py:38:13" in text.stdout  # locations point into the dump used
 
 
+@pytest.mark.shared
 def test_all_dumps_and_missing_anchor_fallbacks(tmp_path: Path) -> None:
     make_passes_dump(tmp_path / "a")
     every = json.loads(run("check", "--all-dumps", "--format", "json", str(tmp_path / "a")).stdout)["files"]
@@ -155,6 +159,68 @@ def test_all_dumps_and_missing_anchor_fallbacks(tmp_path: Path) -> None:
     assert {Path(f["used_dump"]).name for f in files} == {"45_after_Simplify.py"}
     assert "fallback: no MaterializeRuntimeScopes dump; used the last Simplify" in result.stderr
     assert "fallback: no DeriveCallDirections dump" in result.stderr
+
+
+# A launch to guard (SP310: core_num `n` may be 0), in the style of examples/row_shift.py, whose
+# Graph `shift` has a scalar to hoist (GB201): one dump with work for both passes.
+_T = "pl.Tensor[[64], pl.FP32]"
+_LAUNCH = f"""\
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def k(x: {_T}, y: pl.Out[{_T}]) -> {_T}:
+        return y
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def launch(self, x: {_T}, y: pl.InOut[{_T}], n: pl.Scalar[pl.INT32]) -> {_T}:
+        y1: {_T} = self.k(x, y, attrs={{"core_num": n, "sync_start": True}})
+        return y1
+"""
+
+
+def test_each_passes_dump_position_runs_its_own_pass_only(tmp_path: Path) -> None:
+    """The same dump at both positions: the SPMD position reports, rewrites and offers to fix only
+    the launch guard, the Graph position only the hoist (status, diagnostics, edits, SARIF fixes,
+    `fix --diff`)."""
+    both = (EXAMPLES / "row_shift.py").read_text(encoding="utf-8") + _LAUNCH
+    folder = tmp_path / "passes_dump"
+    folder.mkdir()
+    for name in ("37_after_Simplify.py", "38_after_DeriveCallDirections.py"):
+        (folder / name).write_text(both, encoding="utf-8")
+    for name in ("45_after_Simplify.py", "46_after_MaterializeRuntimeScopes.py"):
+        (folder / name).write_text(both, encoding="utf-8")
+    result = run("check", "--no-cache", "--format", "json", str(folder))
+    clean(result)
+    entries = {Path(f["used_dump"]).name: f for f in json.loads(result.stdout)["files"]}
+    graph, spmd = entries["45_after_Simplify.py"], entries["37_after_Simplify.py"]
+    assert graph["status"] == spmd["status"] == "rewritten"
+    assert [d["code"] for d in graph["diagnostics"]] == ["GB201"] and graph["launches"] == []
+    assert [d["code"] for d in spmd["diagnostics"]] == ["SP310"] and spmd["graphs"] == []
+    assert {e["function"] for e in graph["edits"]} == {"shift", "main"}
+    assert {e["function"] for e in spmd["edits"]} == {"launch"}
+
+    diff = run("fix", "--no-cache", "--diff", str(folder))
+    clean(diff)
+    by_file = {Path(part.split("\n", 1)[0].strip()).name: part for part in diff.stdout.split("--- ")[1:]}
+    assert set(by_file) == {"45_after_Simplify.py", "37_after_Simplify.py"}
+    assert (
+        "base__graph_arg0" in by_file["45_after_Simplify.py"] and "> 0" not in by_file["45_after_Simplify.py"]
+    )
+    assert (
+        "if n > 0:" in by_file["37_after_Simplify.py"] and "graph_arg" not in by_file["37_after_Simplify.py"]
+    )
+
+    sarif = json.loads(run("check", "--no-cache", "--output-format", "sarif", str(folder)).stdout)
+    fixes: dict[str, list[str]] = {}
+    for r in sarif["runs"][0]["results"]:
+        uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        fixes.setdefault(Path(uri).name, []).append(json.dumps(r.get("fixes", [])))
+    assert {name: len(found) for name, found in fixes.items()} == {
+        "45_after_Simplify.py": 1,
+        "37_after_Simplify.py": 1,
+    }
+    assert (
+        "base__graph_arg0" in fixes["45_after_Simplify.py"][0]
+        and "> 0" not in fixes["45_after_Simplify.py"][0]
+    )
+    assert "> 0" in fixes["37_after_Simplify.py"][0] and "graph_arg" not in fixes["37_after_Simplify.py"][0]
 
 
 # ------------------------------------------------------------------------------ formats

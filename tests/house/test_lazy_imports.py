@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / "shared" / "corpus"
+NOTHING_TO_DECIDE = REPO / "bench" / "dumps" / "nothing_to_decide.py"  # no Graph, no launch
+GRAPH_ONLY = REPO / "examples" / "row_shift.py"  # a Graph, no launch
+LAUNCHES = REPO / "examples" / "spmd_counts.py"  # SPMD launches
 HEAVY = ("z3", "clingo", "pyDatalog", "numpy", "torch", "pypto", "pydantic")
 
 
@@ -33,19 +35,19 @@ def test_import_legalog_loads_no_engine_and_no_solver() -> None:
 
 def test_checking_a_dump_with_nothing_to_decide_loads_no_engine_and_no_solver() -> None:
     # no Graph, no host control tensor, no SPMD launch: nothing is evaluated
-    assert _loaded_after(_check(CORPUS / "06_predicate_test_legacy_after_AllocateMemoryAddr.py")) == set()
+    assert _loaded_after(_check(NOTHING_TO_DECIDE)) == set()
 
 
 def test_checking_a_graph_loads_the_engine_but_not_the_solver() -> None:
-    assert _loaded_after(_check(CORPUS / "graph" / "a01_row_shift.graph_input.py")) == {"clingo"}
+    assert _loaded_after(_check(GRAPH_ONLY)) == {"clingo"}
 
 
 def test_checking_launches_loads_the_solver() -> None:
-    assert _loaded_after(_check(CORPUS / "graph" / "a09_orch_spmd_counts.spmd_input.py")) == {"clingo", "z3"}
+    assert _loaded_after(_check(LAUNCHES)) == {"clingo", "z3"}
 
 
 def test_a_check_answered_from_the_cache_loads_neither_the_pipeline_nor_pydantic(tmp_path: Path) -> None:
-    dump = CORPUS / "graph" / "a01_row_shift.graph_input.py"
+    dump = GRAPH_ONLY
     run = (
         f"from legalog.cli import main\ntry:\n    main(['check', {str(dump)!r}, '--no-progress', "
         f"'--cache-dir', {str(tmp_path)!r}])\nexcept SystemExit:\n    pass"
@@ -63,7 +65,7 @@ def test_a_check_answered_from_the_cache_loads_neither_the_pipeline_nor_pydantic
 
 def test_a_one_file_check_loads_no_process_pool_and_no_other_report_format() -> None:
     # a pool only for `--jobs` > 1 over many files; XML for JUnit, UUIDs for SARIF
-    script = f"import sys, json\n{_check(CORPUS / 'graph' / 'a01_row_shift.graph_input.py')}\nprint(json.dumps(sorted(sys.modules)))"
+    script = f"import sys, json\n{_check(GRAPH_ONLY)}\nprint(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert not loaded & {"concurrent.futures", "xml.etree.ElementTree", "uuid"}

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from legalog.cli import main as legalog_main
 from legalog.ir.parser import parse, source_lines
 from legalog.pipeline import analyze
-from tests.conftest import CORPUS, SHARED
+from tests.conftest import CORPUS, FUZZ
 from tests.graph.test_cases import CASES
 
-FORMFEED_DUMP = SHARED / "fuzz" / "fix_formfeed_comment_corrupts_output.py"
+FORMFEED_DUMP = FUZZ / "fix_formfeed_comment_corrupts_output.py"
 # Where str.splitlines breaks a line and Python's tokenizer does not.
 ODD_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 # Small dumps that fix rewrites (Graph hoists, SPMD guards, comments in changed functions) and one it leaves.
@@ -74,6 +74,7 @@ def test_source_lines_break_only_where_python_does() -> None:
     assert "".join(source_lines(text)) == text
 
 
+@pytest.mark.shared
 def test_formfeed_reproducer_keeps_every_function_once(tmp_path: Path) -> None:
     out = tmp_path / "out.py"
     assert legalog_main(["fix", str(FORMFEED_DUMP), "-o", str(out)]) == 0
@@ -91,6 +92,7 @@ def test_formfeed_reproducer_keeps_every_function_once(tmp_path: Path) -> None:
     assert written == fix(without).replace("form feed  inside", "form feed \x0c inside")
 
 
+@pytest.mark.shared
 def test_tab_indented_dump_comes_out_with_tabs_only() -> None:
     text, fixed = fixed_dump(CORPUS / "graph" / "a01_row_shift.graph_input.py")
     out = fix(tabs(text))
@@ -100,6 +102,7 @@ def test_tab_indented_dump_comes_out_with_tabs_only() -> None:
     assert out == tabs(fixed)
 
 
+@pytest.mark.shared
 def test_crlf_dump_keeps_crlf_in_reprinted_functions() -> None:
     text, fixed = fixed_dump(CORPUS / "graph" / "a01_row_shift.graph_input.py")
     out = fix(crlf(text))
@@ -114,6 +117,7 @@ VARIANTS = st.one_of(
 )
 
 
+@pytest.mark.shared
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(DUMPS), st.lists(VARIANTS, min_size=1, max_size=3, unique=True))
 def test_fix_of_a_variant_is_the_variant_of_fix(dump: Path, variants: list[Callable[[str], str]]) -> None:
@@ -135,6 +139,7 @@ def test_a_reprinted_functions_comment_keeps_its_bytes(char: str) -> None:
     assert fix(odd_bytes_in_comments(char)(text)) == odd_bytes_in_comments(char)(fixed)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("variant", [crlf, odd_bytes_in_comments("\x0c")], ids=["crlf", "formfeed"])
 def test_fix_diff_shows_only_what_fix_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], variant: Callable[[str], str]

@@ -6,23 +6,26 @@ import pytest
 
 from legalog.ir import ParseError, parse, parse_file, print_program
 from legalog.ir.model import Assign, Call, Const, For, If, Name, ScalarType, TensorType, With
-from tests.conftest import corpus_files
+from tests.conftest import GRAPH, corpus_files
 
 CORPUS = corpus_files()
 
 
+@pytest.mark.shared
 def test_the_corpus_has_every_dump() -> None:
     assert len(CORPUS) == 37, [p.name for p in CORPUS]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
 def test_every_corpus_dump_round_trips_byte_for_byte(path) -> None:
     text = path.read_text(encoding="utf-8")
     assert print_program(parse(text, str(path))) == text
 
 
+@pytest.mark.shared
 def test_a_graph_dump_is_modelled() -> None:
-    program = parse_file(CORPUS_DIR("graph/a01_row_shift.graph_input.py"))
+    program = parse_file(GRAPH / "a01_row_shift.graph_input.py")
     assert program.name == "RowShift" and program.prefix == "pl"
     shift = program.function("shift")
     assert shift is not None and shift.type == "Graph" and shift.has_self
@@ -39,8 +42,9 @@ def test_a_graph_dump_is_modelled() -> None:
     assert kernel is not None and not kernel.has_self and kernel.type == "AIV"
 
 
+@pytest.mark.shared
 def test_loops_scopes_branches_and_launches_are_modelled() -> None:
-    program = parse_file(CORPUS_DIR("graph/a09_orch_spmd_counts.spmd_input.py"))
+    program = parse_file(GRAPH / "a09_orch_spmd_counts.spmd_input.py")
     main = program.function("main")
     scope = main.body[0]
     assert isinstance(scope, With) and isinstance(scope.context, Call) and scope.context.func == "pl.scope"
@@ -68,12 +72,6 @@ def test_typed_constants_and_negative_literals() -> None:
     )
     body = program.functions[0].body
     assert body[0].value == Const(-3, "INT64") and body[1].value == Const(-4)
-
-
-def CORPUS_DIR(rel: str):
-    from tests.conftest import CORPUS as root
-
-    return root / rel
 
 
 def _program(body: str) -> str:

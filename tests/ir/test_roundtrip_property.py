@@ -29,7 +29,7 @@ def _load_strategies():  # type: ignore[no-untyped-def]
 
 S = _load_strategies()
 # Hypothesis warns that the recursive strategies have a large repr: a cost, not a fault.
-pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
+pytestmark = [pytest.mark.filterwarnings("ignore:Generating overly large repr"), pytest.mark.slow]
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

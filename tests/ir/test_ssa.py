@@ -15,15 +15,15 @@ from legalog.ir.printer import print_function
 from legalog.ir.ssa import _alpha_equivalent, needs_versioning, unversion_function, version_function
 from legalog.ir.transform import walk_stmts
 from tests import pypto_oracle
-from tests.conftest import CORPUS, SHARED
+from tests.conftest import CORPUS, FUZZ, GRAPH, on_shared
 from tests.oracle.pypto_oracle import WHERE
 
 HERE = Path(__file__).parent / "frontend"
-FRONTENDS = sorted((CORPUS / "graph").glob("*.frontend.py")) + [
-    CORPUS / "04_qwen3_single_layer_prefill_frontend.py"
-]
+GRAPH_FRONTENDS = sorted(GRAPH.glob("*.frontend.py"))
+FRONTENDS = [*GRAPH_FRONTENDS, CORPUS / "04_qwen3_single_layer_prefill_frontend.py"]
 PROBES = sorted(HERE.glob("*.py"))
-REPRODUCER = SHARED / "fuzz" / "keyerror_graph_py_111.py"
+REPRODUCER = FUZZ / "keyerror_graph_py_111.py"
+COMPARED = [*GRAPH_FRONTENDS, REPRODUCER]  # with PROBES: compared with PyPTO's ConvertToSSA
 
 
 def _read(path: Path):
@@ -33,7 +33,7 @@ def _read(path: Path):
 @pytest.fixture(scope="session")
 def converted() -> dict[str, str]:
     """PyPTO's own ConvertToSSA output for every dump compared below (one child process)."""
-    paths = [p for p in FRONTENDS if "graph" in p.parts] + PROBES + [REPRODUCER]
+    paths = [p for p in COMPARED if p.exists()] + PROBES
     answer = pypto_oracle.ask({str(p): ("ssa", p.read_text()) for p in paths})
     if answer is None:
         pytest.skip(f"PyPTO is not importable here: these tests need {WHERE}")
@@ -53,9 +53,7 @@ def _shape(node: ast.FunctionDef) -> str:
     return ast.dump(node)
 
 
-@pytest.mark.parametrize(
-    "path", [p for p in FRONTENDS if "graph" in p.parts] + PROBES + [REPRODUCER], ids=lambda p: p.name
-)
+@pytest.mark.parametrize("path", on_shared(COMPARED) + PROBES, ids=lambda p: p.name)
 def test_versioning_is_pypto_convert_to_ssa(path: Path, converted: dict[str, str]) -> None:
     printed = converted[str(path)]
     if not isinstance(printed, str):  # PyPTO's parser refuses the dump: so must legalog's checks
@@ -71,7 +69,7 @@ def test_versioning_is_pypto_convert_to_ssa(path: Path, converted: dict[str, str
         assert _shape(mine) == _shape(expected[fn.name]), fn.name  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("path", FRONTENDS + PROBES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", on_shared(FRONTENDS) + PROBES, ids=lambda p: p.name)
 def test_unchanged_functions_come_back_as_written(path: Path) -> None:
     program = _read(path)
     for fn in program.functions:
@@ -81,6 +79,7 @@ def test_unchanged_functions_come_back_as_written(path: Path) -> None:
         assert unversion_function(v.function, v, program.prefix) == fn, fn.name
 
 
+@pytest.mark.shared
 def test_ssa_dumps_are_left_alone(corpus: list[Path]) -> None:
     for path in corpus:
         if "frontend" in path.name or path.name == "04_qwen3_single_layer_prefill_frontend.py":
@@ -90,11 +89,13 @@ def test_ssa_dumps_are_left_alone(corpus: list[Path]) -> None:
             assert not needs_versioning(fn, program.prefix), (path.name, fn.name)
 
 
+@pytest.mark.shared
 def test_every_graph_frontend_function_with_a_body_needs_versioning() -> None:
-    program = _read(CORPUS / "graph" / "a06_scratch_pingpong.frontend.py")
+    program = _read(GRAPH / "a06_scratch_pingpong.frontend.py")
     assert {f.name for f in program.functions if needs_versioning(f, program.prefix)} >= {"block", "main"}
 
 
+@pytest.mark.shared
 def test_rebinding_by_call_then_view_is_two_versions() -> None:
     program = _read(REPRODUCER)
     v = version_function(program.function("layer"), program.prefix)  # type: ignore[arg-type]

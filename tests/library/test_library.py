@@ -173,3 +173,20 @@ def test_legalog_pypto_without_pypto_says_what_it_needs_pypto_for() -> None:
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: legalog.pypto.default_pipeline needs PyPTO"), result.stderr
     assert "python_print" in last and "pl.parse" in last and "legalog check" in last
+
+
+def test_pass_rejected_is_importable_and_catchable_without_pypto(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pypto", None)  # import pypto -> ModuleNotFoundError
+    import legalog.pypto as lp
+    from legalog.pypto import PassRejected
+
+    assert hasattr(lp, "PassRejected") and PassRejected is lp.PassRejected
+    assert issubclass(PassRejected, ValueError)
+
+    def user_code() -> str:
+        try:
+            raise PassRejected("LegalizeGraphBoundary", (), (), "rejected: 1 error(s)")
+        except lp.PassRejected as err:  # what a user's `except` clause names
+            return f"{err.pass_name}: {err}"
+
+    assert user_code() == "LegalizeGraphBoundary: rejected: 1 error(s)"

@@ -4,7 +4,7 @@ verdict on the output may differ from its verdict on the input.
 The rule (issue 11): PyPTO's parser reads the output and the round trip holds; for a dump at a
 pipeline position, the pipeline suffix and codegen accept the output whenever they accept the
 input.  One difference is known and allowed, and only in its exact words: this snapshot's
-orchestration codegen cannot consume a TaskId that an `if` yields (README, "What PyPTO's
+orchestration codegen cannot consume a TaskId that an `if` yields (docs/validation.md, "What PyPTO's
 oracle says"), which every guard of a launch whose TaskId feeds a later `deps=` produces.
 """
 

@@ -28,6 +28,8 @@ from tests.oracle.pypto_oracle import PyPTO, Stage, Verdict
 from tests.oracle.subjects import corpus_subjects, golden_subjects, is_task_id_scope_limit, regressions
 from tests.rewriter.test_rewrite_verifies import graph_bodies, program_text
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 A09 = "a09_orch_spmd_counts.spmd_input.py"
 
 CORPUS_DUMPS = sorted((CORPUS / "graph").glob("*.py"))
@@ -44,6 +46,7 @@ def _explain(lost: dict[str, Stage]) -> str:
     return "; ".join(f"{stage}: {verdict}" for stage, verdict in lost.items())
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("dump", CORPUS_DUMPS, ids=lambda p: p.name)
 def test_pypto_takes_back_what_fix_writes_for_a_corpus_dump(pypto: PyPTO, dump: Path) -> None:
     subject = next((s for s in corpus_subjects() if s.name == dump.name), None)
@@ -54,7 +57,7 @@ def test_pypto_takes_back_what_fix_writes_for_a_corpus_dump(pypto: PyPTO, dump: 
     assert after.roundtrip.status == "ok", after.roundtrip
     lost = regressions(before, after)
     # a09 is the one dump whose guarded launch's TaskId feeds a later `deps=`: codegen takes its
-    # input and refuses the output for exactly the snapshot's TaskId limit (README).
+    # input and refuses the output for exactly the snapshot's TaskId limit (docs/validation.md).
     expected = {"codegen"} if subject.name == A09 else set()
     assert set(lost) == expected, _explain(lost)
     if expected:
@@ -105,6 +108,7 @@ for k, (tc,) in pl.range(pl.min(n__ssa_v0, 1), init_values=(p,)):
 """
 
 
+@pytest.mark.shared
 def test_snapshot_codegen_refuses_any_task_id_an_if_yields(pypto: PyPTO) -> None:
     """No launch, no guard: an `if` that yields a TaskId and a later `deps=` on it is already
     refused, so no placement of the guard's `deps=[prior]` can avoid it."""
@@ -113,6 +117,7 @@ def test_snapshot_codegen_refuses_any_task_id_an_if_yields(pypto: PyPTO) -> None
     assert is_task_id_scope_limit(verdict.codegen), verdict.codegen
 
 
+@pytest.mark.shared
 def test_snapshot_codegen_honours_a_loop_carried_task_id(pypto: PyPTO) -> None:
     """The control: the same dependency carried by a sequential loop is emitted."""
     verdict = pypto.verdict(
@@ -172,6 +177,7 @@ N = "n__ssa_v0"
 INDEX = "i__idx_v0"
 
 
+@pytest.mark.shared
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from([N, f"{N} - 1", f"{N} // 2", f"{N} + 1", f"pl.min({N}, 8)", f"pl.max({N}, 1)", "3"]),

@@ -16,14 +16,14 @@ from legalog.extractor.lower import var_id
 from legalog.ir.parser import parse
 from legalog.ir.transform import bound_names
 from legalog.pipeline import Analysis, analyze
+from legalog.surfaces.entries import file_model
 from tests import pypto_oracle
-from tests.conftest import CORPUS, REPO, SHARED
+from tests.conftest import CORPUS, FUZZ, GRAPH, REPO, on_shared
 from tests.oracle.pypto_oracle import WHERE
 
-GRAPH = CORPUS / "graph"
 FRONTENDS = sorted(GRAPH.glob("*.frontend.py"))
 HERE = Path(__file__).parent / "frontend"
-REPRODUCER = SHARED / "fuzz" / "keyerror_graph_py_111.py"
+REPRODUCER = FUZZ / "keyerror_graph_py_111.py"
 _SSA_SUFFIX = re.compile(r"__(?:ssa|idx|iter|rv|phi)_v\d+")
 
 
@@ -66,6 +66,7 @@ def _verdicts(a: Analysis, position: str) -> dict:
     return {"status": a.status, "graphs": graphs, "diagnostics": codes, "launches": launches}
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(("frontend", "other"), _pairs(), ids=lambda p: p.name)
 def test_frontend_verdicts_match_the_pass_position_dump(frontend: Path, other: Path) -> None:
     """Hoists, renames, node counts, rejections by code and subject, and SPMD outcomes agree.  The
@@ -84,6 +85,7 @@ def test_frontend_verdicts_match_the_pass_position_dump(frontend: Path, other: P
         assert _verdicts(mine, position) == _verdicts(theirs, position)
 
 
+@pytest.mark.shared
 def test_every_frontend_dump_analyses() -> None:
     for path in [*FRONTENDS, CORPUS / "04_qwen3_single_layer_prefill_frontend.py"]:
         a = analyze(path.read_text(), str(path))
@@ -102,7 +104,9 @@ def _fixed(path: Path) -> tuple[str, str] | None:
     return None if text is None or text == source else (source, text)
 
 
-@pytest.mark.parametrize("path", [*FRONTENDS, *sorted(HERE.glob("*.py")), REPRODUCER], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [*on_shared([*FRONTENDS, REPRODUCER]), *sorted(HERE.glob("*.py"))], ids=lambda p: p.name
+)
 def test_fix_keeps_frontend_style_and_is_final(path: Path) -> None:
     """A rewritten frontend dump binds no SSA-suffixed name the dump did not have, except a new
     parameter; and analysing the fixed dump finds nothing more to do."""
@@ -145,6 +149,59 @@ def test_an_alias_whose_root_is_rebound_reads_the_version_it_named() -> None:
     assert "v__graph_arg1: pl.Tensor[[128, 128], pl.FP32] = pl.tensor.slice(a, [128, 128], [j, 0])" in text
 
 
+def test_the_report_names_each_new_parameter_as_the_written_output_does() -> None:
+    """JSON `params_after` and `hoisted_scalars` of a frontend dump: the parameters `fix` writes,
+    two distinct ones for a name bound twice (never `off` twice)."""
+    for name in ("rebound_offset.py", "alias_root_rebound.py"):
+        analysis = analyze((HERE / name).read_text(), name)
+        text = analysis.legalized_text()
+        assert text is not None
+        for graph in file_model(analysis).graphs:
+            written = parse(text).function(graph.function)
+            assert written is not None and graph.params_after == [p.name for p in written.params], name
+    [win] = file_model(analyze((HERE / "rebound_offset.py").read_text())).graphs
+    assert [h.param for h in win.hoisted_scalars] == ["off__ssa_v0", "off__ssa_v1"]
+
+
+# rebound_offset.py with a column count `cw` (kept: tensor.dim of a boundary tensor) the first
+# `off` reads: `off` is bound twice
+COLUMN_WINDOW = (
+    (HERE / "rebound_offset.py")
+    .read_text()
+    .replace(
+        "        off: pl.Scalar[pl.INDEX] = idx * 128\n",
+        "        cw: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 1) // 4\n        off: pl.Scalar[pl.INDEX] = idx * cw\n",
+    )
+)
+
+
+def _outside_evidence(text: str) -> str:
+    return text.split("evidence (relation rows):")[0]
+
+
+def test_why_on_a_frontend_dump_speaks_the_dumps_names() -> None:
+    """`why` names values as the dump does (`cw`, never `cw__ssa_v0`) in its text, JSON and
+    picture; only the evidence and the picture's node ids keep the rules' ids, which `query` reads."""
+    assert "pl.tensor.dim(x, 1) // 4" in COLUMN_WINDOW
+    analysis = analyze(COLUMN_WINDOW, "cw.py")
+    why = analysis.explain("win", "cw")
+    text = why.render_text()
+    assert text.startswith("why `cw` in `win` (cw.py:8)\n  cw = pl.tensor.dim(x, 1) // 4\n"), text
+    assert "__ssa_v" not in _outside_evidence(text) and 'kept_invariant("win/cw__ssa_v0")' in text
+    shown = why.to_json()
+    assert shown["var"] == shown["name"] == "cw"
+    graph = shown.pop("graph")
+    del shown["evidence"]
+    assert "__ssa_v" not in str(shown)
+    assert "__ssa_v" not in str(
+        [(n["label"], n["notes"]) for n in graph["nodes"]] + [e["label"] for e in graph["edges"]]
+    )
+    # a name bound twice: the value asked for, and only its own diagnostic
+    second = analyze((HERE / "rebound_offset.py").read_text(), "r.py").explain("win", "off__ssa_v1")
+    assert second.render_text().startswith("why `off` in `win` (r.py:12)\n  off = idx * 64 + 512\n")
+    assert [d.split(":")[0] for d in second.diagnostics] == ["GB201 line 12"]
+
+
 def test_a_rewrite_the_dumps_names_cannot_spell_prints_that_function_in_ssa_form() -> None:
     """A hoisted view carried through a loop: its two versions are both live in the loop, so no
     frontend spelling means the rewrite; the function prints as ConvertToSSA's form instead (the
@@ -158,6 +215,7 @@ def test_a_rewrite_the_dumps_names_cannot_spell_prints_that_function_in_ssa_form
     assert analyze(text).status == "legal"
 
 
+@pytest.mark.shared
 def test_parameter_rebound_by_a_call_then_viewed(tmp_path: Path) -> None:
     """../shared/fuzz/keyerror_graph_py_111.py: a KeyError in analyzer/graph.py before versioning."""
     a = analyze(REPRODUCER.read_text(), str(REPRODUCER))
@@ -178,6 +236,7 @@ def test_parameter_rebound_by_a_call_then_viewed(tmp_path: Path) -> None:
     assert "pl.tensor.slice" not in text and "w: pl.Tensor[[512, 128], pl.FP32] = self.refresh(a, w)" in text
 
 
+@pytest.mark.shared
 def test_diagnostics_speak_the_dumps_names() -> None:
     path = GRAPH / "a12_reject_mixed_offsets.frontend.py"
     a = analyze(path.read_text(), str(path))
@@ -193,6 +252,7 @@ def test_a_read_with_no_binding_on_every_path_is_declined_on_its_line() -> None:
     assert (fe.line, fe.function, fe.subject) == (15, "main", "w")
 
 
+@pytest.mark.shared
 def test_fixed_frontend_dumps_parse_in_pypto() -> None:
     paths = [*FRONTENDS, *sorted(HERE.rglob("*.py")), REPRODUCER]
     texts = {str(p): fixed[1] for p in paths if (fixed := _fixed(p)) is not None}

@@ -17,9 +17,8 @@ import pytest
 from legalog.ir.model import Program, ScalarType, TensorType, Type
 from legalog.ir.parser import parse
 from legalog.pipeline import analyze
-from tests.conftest import CORPUS
+from tests.conftest import GRAPH
 
-GRAPH = CORPUS / "graph"
 HERE = Path(__file__).parent / "frontend"
 
 
@@ -48,6 +47,7 @@ def graph_signatures(program: Program) -> dict[str, list[tuple[object, ...]]]:
     }
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(("frontend", "position"), _pairs(), ids=lambda p: p.name)
 def test_frontend_and_position_dumps_agree(frontend: Path, position: Path) -> None:
     mine = analyze(frontend.read_text(), str(frontend), passes=("graph",))

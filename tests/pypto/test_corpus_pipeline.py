@@ -31,12 +31,14 @@ import legalog
 from legalog import pypto as lp
 from tests.conftest import CORPUS
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 GRAPH = CORPUS / "graph"
 PROGRAMS = sorted(p.name.removesuffix(".frontend.py") for p in GRAPH.glob("*.frontend.py"))
 REJECTED = {"a11_reject_dynamic_control", "a12_reject_mixed_offsets", "a13_reject_boundary_misc"}
 
 # a09's guard yields the guarded launch's TaskId out of an `if`, and the next launch depends on
-# it: this snapshot's orchestration codegen cannot consume a TaskId an `if` yields (README, "What
+# it: this snapshot's orchestration codegen cannot consume a TaskId an `if` yields (docs/validation.md, "What
 # PyPTO's oracle says", with the PyPTO sources).  That refusal, exactly, is asserted for a09; the
 # same program without that `deps=` goes on through codegen (test_a_guarded_launch_...).
 IF_TASKID_REFUSED = {"a09_orch_spmd_counts": "t0"}
@@ -103,6 +105,7 @@ def parsed_fix(pypto: SimpleNamespace, text: str, passes: tuple[str, ...]) -> An
     return pypto.pl.parse(legalog.print_program(legalog.legalize(text, passes=passes)))
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_compiles_or_is_rejected_with_legalogs_diagnostics(
     pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
@@ -125,6 +128,7 @@ def test_compiles_or_is_rejected_with_legalogs_diagnostics(
         assert f"{d.code} in `{d.function}` at line {d.line}:{d.column}: {d.message}" in str(run.error)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_spmd_pass_output_is_legalogs_rewrite_of_the_spmd_dump(
     pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
@@ -139,6 +143,7 @@ def test_spmd_pass_output_is_legalogs_rewrite_of_the_spmd_dump(
     pypto.ir.assert_structural_equal(out, parsed_fix(pypto, path.read_text(), ("spmd",)))
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", [n for n in PROGRAMS if dump(n, "graph_input") is not None])
 def test_graph_pass_output_is_fix_of_the_graph_dump(
     pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
@@ -177,6 +182,7 @@ def changed_functions(pypto: SimpleNamespace, before: Any, after: Any) -> set[st
     }
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", [n for n in PROGRAMS if n not in REJECTED])
 def test_codegen_produces_code_or_refuses_exactly_the_graph_launch(
     pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
@@ -202,6 +208,7 @@ def test_codegen_produces_code_or_refuses_exactly_the_graph_launch(
         assert m is not None and m[1] in launchers[fn], message
 
 
+@pytest.mark.shared
 def test_a_guarded_launch_without_a_graph_goes_on_through_codegen(pypto: SimpleNamespace) -> None:
     """a09 without the `deps=[t0]` that meets the snapshot's If-yielded TaskId limit: the SPMD pass
     guards `core_num=n`, verification holds, and codegen writes the orchestration."""

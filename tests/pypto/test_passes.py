@@ -92,6 +92,7 @@ def test_a_strategy_without_the_anchors_is_a_clear_error(strategy: list[str], sa
         lp.insert_passes([Named(n) for n in strategy], Named(lp.SPMD_PASS), Named(lp.GRAPH_PASS))
 
 
+@pytest.mark.shared
 def test_library_runs_one_pass_alone() -> None:
     """At the SPMD position a Graph is not legalized yet: the SPMD pass alone leaves it as it is."""
     text = (GRAPH / "a14_manual_graph_barrier.spmd_input.py").read_text()
@@ -153,6 +154,7 @@ def parsed(pypto: SimpleNamespace, name: str) -> Any:
     return pypto.pl.parse((GRAPH / name).read_text(), filename=name)
 
 
+@pytest.mark.shared
 def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(
     pypto: SimpleNamespace, hbg: Callable[..., Any]
 ) -> None:
@@ -177,6 +179,7 @@ def test_a_rejected_program_raises_pyptos_error_with_legalogs_diagnostics(
     assert pypto.ir.python_print(program, format=False) == before  # the input is untouched
 
 
+@pytest.mark.shared
 def test_a_rejection_names_the_users_own_source_file_and_line(
     pypto: SimpleNamespace, hbg: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -199,6 +202,7 @@ def test_a_rejection_names_the_users_own_source_file_and_line(
         assert f"in your source: {where}" in str(err)
 
 
+@pytest.mark.shared
 def test_a_rewrite_keeps_the_users_spans_on_what_it_did_not_add(
     pypto: SimpleNamespace, hbg: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -238,6 +242,7 @@ def _assign_spans(pypto: SimpleNamespace, program: Any) -> dict[tuple[str, str],
     return found
 
 
+@pytest.mark.shared
 def test_runtime_comes_from_the_pass_context_unless_given(
     pypto: SimpleNamespace, hbg: Callable[..., Any]
 ) -> None:
@@ -257,6 +262,7 @@ def test_runtime_comes_from_the_pass_context_unless_given(
         lp.legalize_graph_boundary(runtime="hbg")
 
 
+@pytest.mark.shared
 def test_a_legal_program_comes_back_as_it_went_in(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
     program = parsed(pypto, "a05_tile_sweep.graph_input.py")
     with hbg():
@@ -264,6 +270,7 @@ def test_a_legal_program_comes_back_as_it_went_in(pypto: SimpleNamespace, hbg: C
     assert out is program  # PyPTO's own nodes and spans, not a re-parse
 
 
+@pytest.mark.shared
 def test_an_spmd_launch_without_its_output_is_rejected_by_the_spmd_pass_alone(
     pypto: SimpleNamespace, hbg: Callable[..., Any]
 ) -> None:
@@ -278,6 +285,7 @@ def test_an_spmd_launch_without_its_output_is_rejected_by_the_spmd_pass_alone(
     assert "'y__ssa_v0' (parameter 1) are not preallocated" in str(caught.value)
 
 
+@pytest.mark.shared
 def test_default_pipelines_runtime_is_the_graph_passes(
     pypto: SimpleNamespace, hbg: Callable[..., Any]
 ) -> None:

@@ -27,10 +27,11 @@ import pytest
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.pipeline import Analysis, analyze
-from tests.conftest import SHARED
+from tests.conftest import REFERENCE
 from tests.reference.structural import structurally_equal
 
-REFERENCE = SHARED / "reference"
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 PASS_OF = {"LegalizeGraphBoundary": "graph", "LegalizeSpmdLaunches": "spmd"}
 EVERY = 8
 
@@ -85,7 +86,7 @@ READINGS: dict[str, tuple[str, str]] = {
     "m0635__a03_derive_chain.graph_input__wrap_loop": (
         "rejected",
         "statements moved into a loop rebind a name inside a Graph: the rewrite cannot name the "
-        "hoisted value once; FE401 declines rather than guess (README, frontend dumps)",
+        "hoisted value once; FE401 declines rather than guess (docs/reference.md, frontend dumps)",
     ),
     "m0669__a06_scratch_pingpong.graph_input__wrap_loop+odd_comments": (
         "rejected",
@@ -160,13 +161,13 @@ def _agrees(entry: Entry, result: Analysis | None) -> bool:
     return structurally_equal(result.output, _reference_output(entry))
 
 
+@pytest.mark.shared
 def test_the_reference_cases_are_there() -> None:
-    if not ENTRIES:
-        pytest.fail(f"the reference cases are missing: expected {REFERENCE / 'cases.json'}")
     assert len(ENTRIES) == 271
     assert set(KNOWN) | set(READINGS) <= {e.name for e in ENTRIES}, "a table row names no entry"
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("entry", _selected(), ids=lambda e: e.name)
 def test_decides_as_pypto(entry: Entry) -> None:
     result = _run(entry)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from legalog.analyzer.positivity import value_domain
@@ -19,6 +20,8 @@ from legalog.ir.ssa import version_program
 from legalog.pipeline import analyze
 from tests.ir.strategies import frontend_graph_programs, spmd_programs
 from tests.pipeline.test_frontend_positions import graph_signatures
+
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
 
 EXAMPLES = int(os.environ.get("LEGALOG_PROPERTY_EXAMPLES", "15"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,8 @@ from legalog.analyzer.verifier import verify
 from legalog.ir import parse, print_program
 from legalog.ir.transform import bound_names
 from legalog.pipeline import analyze
+
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
 
 T = "pl.Tensor[[1024, 128], pl.FP32]"
 V = "pl.Tensor[[64, 128], pl.FP32]"

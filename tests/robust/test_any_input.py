@@ -26,7 +26,8 @@ from legalog.ir.parser import parse
 from legalog.pipeline import analyze
 from legalog.surfaces.entries import file_model
 from legalog.surfaces.fixes import reread_mismatch
-from tests.robust.test_inputs import FUZZ, ROW_SHIFT, line_of, only
+from tests.conftest import FUZZ, GRAPH
+from tests.robust.test_inputs import ROW_SHIFT, line_of, only
 
 GRAPH_DECORATOR = "    @pl.function(type=pl.FunctionType.Graph)\n"
 
@@ -77,6 +78,7 @@ def test_a_function_span_starts_at_its_decorators_at_sign(
     ) == (1, "@")
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(
     "name", ["fix_decorator_continuation_unparseable.py", "fix_decorator_paren_unparseable.py"]
 )
@@ -195,6 +197,7 @@ def test_every_jump_outside_a_loop_is_reported_and_loops_are_not() -> None:
     ]
 
 
+@pytest.mark.shared
 def test_reproducer_break_outside_loop_is_rejected_not_rewritten() -> None:
     text = (FUZZ / "verdict_break_outside_loop_accepted.py").read_text()
     line, col = only(analyze(text), "IR407")
@@ -213,6 +216,7 @@ def test_compiler_warnings_never_reach_stderr(capsys: pytest.CaptureFixture[str]
 # ------------------------------------------------------------------------ header and class
 
 
+@pytest.mark.shared
 def test_reproducer_header_naming_another_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = FUZZ / "fix_header_name_renames_class.py"
     text = source.read_text()
@@ -251,6 +255,7 @@ def test_module_level_text_after_the_class_is_kept(
 LAUNCH = FUZZ / "assertionerror_spmd_guard_py_185.py"
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(
     "value, shown",
     [
@@ -270,12 +275,14 @@ def test_a_core_num_that_is_not_an_integer_is_sp304_at_its_line(value: str, show
     assert shown in analyze(text).diagnostics[0].message
 
 
+@pytest.mark.shared
 def test_an_integer_core_num_is_no_sp304() -> None:
     for value in ("k", "k + 1", "pl.const(2, pl.INT64)", "4"):
         text = LAUNCH.read_text().replace("core_num=k", f"core_num={value}")
         assert "SP304" not in {d.code for d in analyze(text).diagnostics}
 
 
+@pytest.mark.shared
 def test_reproducer_float_core_num(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = FUZZ / "diag_float_core_num_counterexample.py"
     text = source.read_text()
@@ -288,6 +295,7 @@ def test_reproducer_float_core_num(tmp_path: Path, capsys: pytest.CaptureFixture
     )
 
 
+@pytest.mark.shared
 def test_nothing_is_fixable_on_a_file_fix_writes_nothing_for() -> None:
     analysis = analyze(LAUNCH.read_text())
     assert any(d.fixable for d in file_model(analysis).diagnostics)
@@ -320,6 +328,7 @@ def _legalog(*argv: str) -> tuple[subprocess.CompletedProcess[str], float]:
     return done, time.monotonic() - start
 
 
+@pytest.mark.shared
 def test_reproducer_time_limit_holds_and_stderr_stays_clean(tmp_path: Path) -> None:
     # The 100-launch reproducer kept Z3 busy for seconds and the alarm of old fired inside it;
     # Z3 now answers it in well under the limit (one context a process, equal goals once), so the
@@ -343,6 +352,7 @@ def test_reproducer_time_limit_holds_and_stderr_stays_clean(tmp_path: Path) -> N
         assert elapsed < 1 + 20, elapsed
 
 
+@pytest.mark.shared
 def test_a_crash_in_the_timed_child_is_that_files_internal_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     from legalog.surfaces import batch
 
@@ -371,11 +381,13 @@ def _alias_chain(count: int) -> str:
     )
 
 
+@pytest.mark.shared
 def test_reproducer_350_aliases_feeding_core_num_are_analysed() -> None:
     analysis = analyze(ALIASES.read_text())
     assert analysis.status == "rewritten" and {d.code for d in analysis.diagnostics} == {"SP310"}
 
 
+@pytest.mark.shared
 def test_ten_thousand_aliases_feeding_core_num_through_the_command_line(tmp_path: Path) -> None:
     dump = tmp_path / "aliases.py"
     dump.write_text(_alias_chain(10_000))
@@ -406,6 +418,7 @@ def _blocks(depth: int) -> str:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make, depth", [(_nested, 195), (_blocks, 95)], ids=["expression", "blocks"])
 def test_deep_nesting_through_every_command(make, depth: int, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # 200 levels of brackets or blocks is Python's own ceiling (its tokenizer stops at 200
@@ -430,6 +443,7 @@ def test_nesting_past_pythons_ceiling_is_a_parse_error_at_its_line(tmp_path: Pat
     assert "indentation" in analysis.diagnostics[0].message and analysis.diagnostics[0].line > 1
 
 
+@pytest.mark.shared
 def test_reproducer_many_launches_generator(tmp_path: Path) -> None:
     # the speed of 3,000 launches is bench/'s to hold; here, that N copies analyse as one does
     out = tmp_path / "many.py"
@@ -442,7 +456,7 @@ def test_reproducer_many_launches_generator(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     analysis = analyze(out.read_text())
-    single = analyze((FUZZ.parent / "corpus" / "graph" / "a09_orch_spmd_counts.spmd_input.py").read_text())
+    single = analyze((GRAPH / "a09_orch_spmd_counts.spmd_input.py").read_text())
     assert analysis.status == single.status == "rewritten"
     assert [d.code for d in analysis.diagnostics] == [d.code for d in single.diagnostics]
     assert len(analysis.launches) == len(single.launches) + 40
@@ -464,6 +478,7 @@ def test_an_operator_chain_past_the_readers_bound_is_a_parse_error_at_its_line()
     )
 
 
+@pytest.mark.shared
 def test_every_reproducer_in_the_fuzz_folder_is_decided_with_a_clean_stderr() -> None:
     """Every dump of ../shared/fuzz, one added later included, in one `check`: a report entry each,
     none INTERNAL or TIMEOUT, nothing but the report (the generator script is no dump)."""

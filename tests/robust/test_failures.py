@@ -16,11 +16,11 @@ from legalog.cli import main
 from legalog.surfaces import batch
 from legalog.version import __version__
 
-GRAPH = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "graph"
-DUMP = GRAPH / "a01_row_shift.graph_input.py"
-OTHER = GRAPH / "a02_scalar_aliases.graph_input.py"
+REPO = Path(__file__).resolve().parents[2]
+DUMP = REPO / "examples" / "row_shift.py"  # program RowShift: a Graph and its hoist
+OTHER = REPO / "tests" / "graph" / "cases" / "a08_rename_chain_collapses.py"  # another program with a Graph
 # quick to analyse (no Graph, one launch), so a time limit of a second or two never strikes it
-SMALL = Path(__file__).resolve().parents[2].parent / "shared" / "fuzz" / "assertionerror_spmd_guard_py_185.py"
+SMALL = REPO / "bench" / "dumps" / "one_launch.py"
 
 
 @pytest.fixture(autouse=True)

@@ -23,11 +23,11 @@ import pytest
 from legalog.cli import main
 from legalog.ir.errors import ParseError
 from legalog.ir.parser import parse
+from tests.conftest import GRAPH, REPO
 from tests.oracle.pypto_oracle import pypto_folder
 from tests.robust.mutate import Mutant, mutants
 
-REPO = Path(__file__).resolve().parents[2]
-GRAPH = REPO.parent / "shared" / "corpus" / "graph"
+pytestmark = [pytest.mark.shared, pytest.mark.slow]  # the mutants are of the corpus' dumps
 COUNT = int(os.environ.get("LEGALOG_FUZZ_COUNT", "200"))
 SEED = int(os.environ.get("LEGALOG_FUZZ_SEED", "12"))
 COMMAND_SAMPLE = max(10, COUNT // 20)  # mutants also driven through fix, why, query and facts

@@ -18,6 +18,8 @@ from legalog.surfaces.entries import file_model
 from tests.robust.chains import KINDS, graph_chain
 from tests.robust.test_any_input import _legalog
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 LONG = 10_000
 # each kind at 2,000 links: its outcome, and every code it reports
 OUTCOMES = {

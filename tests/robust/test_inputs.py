@@ -3,15 +3,12 @@ its line (issue 12), and the reproducers of ../shared/fuzz as regression tests."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_program
 from legalog.pipeline import Analysis, analyze
-
-FUZZ = Path(__file__).resolve().parents[2].parent / "shared" / "fuzz"
+from tests.conftest import CORPUS, FUZZ
 
 # A Graph with a derived scalar, its kernel and a caller: the shape the fuzz reproducers mutate.
 ROW_SHIFT = """\
@@ -136,6 +133,7 @@ def test_a_literal_python_cannot_read_is_a_parse_error() -> None:
     assert analysis.diagnostics[0].line == line_of(ROW_SHIFT, "idx * 128")
 
 
+@pytest.mark.shared
 def test_a_folded_core_num_of_thousands_of_digits_never_raises() -> None:
     # in range operand by operand, far out of range when folded: str() of it would raise ValueError
     huge = " * ".join(["4611686018427387904"] * 240)  # 4,479 digits
@@ -204,11 +202,13 @@ def test_columns_are_characters_not_utf8_bytes() -> None:
 # ------------------------------------------------------------------------------ reproducers
 
 
+@pytest.mark.shared
 def test_reproducer_extra_graph_argument_is_rejected() -> None:
     text = (FUZZ / "verdict_graph_call_extra_arg_rewritten.py").read_text()
     assert only(analyze(text), "IR401")[0] == line_of(text, "self.shift(src, dst, i, dst)")
 
 
+@pytest.mark.shared
 def test_reproducer_self_launch_is_rejected_before_the_rules() -> None:
     text = (FUZZ / "timeout_engine_py_769_self_launch.py").read_text()
     analysis = analyze(text)
@@ -216,6 +216,7 @@ def test_reproducer_self_launch_is_rejected_before_the_rules() -> None:
     assert analysis.derived is None  # the rules never ran
 
 
+@pytest.mark.shared
 def test_reproducer_rebound_launch_tuple_guards_only_the_spmd_launch() -> None:
     text = (FUZZ / "assertionerror_spmd_guard_py_185.py").read_text()
     analysis = analyze(text)
@@ -233,6 +234,7 @@ def test_reproducer_rebound_launch_tuple_guards_only_the_spmd_launch() -> None:
     assert analyze(printed).status in ("legal", "rewritten")
 
 
+@pytest.mark.shared
 def test_reproducer_rebound_launch_tuple_reads_the_new_value() -> None:
     # a read of the rebound name after the second launch is that launch's, not the guarded one's
     text = (
@@ -374,10 +376,11 @@ def test_a_carried_loops_result_without_a_yield_is_bound_as_pyptos_parser_names_
     ]
 
 
+@pytest.mark.shared
 def test_an_older_dumps_group_name_is_no_read_but_its_unbound_return_is() -> None:
     """corpus/06 (an older printer): `self.call_group(<group>, ...)` names a function group, not
     a variable; its AIC kernel returns its caller's result, which nothing in it binds."""
-    path = FUZZ.parent / "corpus" / "06_predicate_test_legacy_after_AllocateMemoryAddr.py"
+    path = CORPUS / "06_predicate_test_legacy_after_AllocateMemoryAddr.py"
     text = path.read_text(encoding="utf-8")
     assert _undefined(text) == [("out_iter_1_outer_l1_rv", 50)]
     assert analyze(text).status == "legal"

@@ -28,6 +28,8 @@ from tests.conftest import corpus_files
 from tests.ir.strategies import programs, spmd_programs
 from tests.rewriter.test_rewrite_verifies import graph_bodies, program_text
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
+
 CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
 # the cases whose input reaches the rules: one refused before them (IR401-IR410, SP304) never
 # does, and a recursive call graph would not let pyDatalog finish
@@ -70,6 +72,7 @@ def check_program(program: Program, path: str, runtime: str = "host_build_graph"
         _same(VERIFIER_RULES, lower(analysis.legalized, runtime).facts.as_mapping())
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
 def test_corpus_dump(path: Path) -> None:
     check_program(parse(path.read_text(encoding="utf-8"), str(path)), str(path))

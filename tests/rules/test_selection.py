@@ -22,18 +22,14 @@ from legalog.pipeline import analyze, pass_rules
 from legalog.rules.engine import evaluate
 from legalog.rules.language import RuleProgram
 from legalog.rules.programs import GRAPH, RULES_OF, SPMD, VERIFIER_RULES, work
-from tests.conftest import corpus_files
+from tests.conftest import GRAPH as GRAPH_DIR
+from tests.conftest import REPO, corpus_files, on_shared
 
-CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
+CASES = REPO / "tests" / "graph" / "cases"
 GOLDEN = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".expected.py"))
-GRAPH_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "graph"
-NOTHING_TO_DECIDE = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "corpus"
-    / "06_predicate_test_legacy_after_AllocateMemoryAddr.py"
-)
-LAUNCHES_ONLY = GRAPH_DIR / "a09_orch_spmd_counts.spmd_input.py"
+NOTHING_TO_DECIDE = REPO / "bench" / "dumps" / "nothing_to_decide.py"
+LAUNCHES_ONLY = REPO / "examples" / "spmd_counts.py"  # corpus/graph/a09's SPMD position
+GRAPH_ONLY = REPO / "examples" / "row_shift.py"  # corpus/graph/a01's Graph position
 
 
 def _facts(path: Path) -> Mapping[str, list[tuple]]:
@@ -41,7 +37,7 @@ def _facts(path: Path) -> Mapping[str, list[tuple]]:
     return lower(program).facts.as_mapping()
 
 
-@pytest.mark.parametrize("path", corpus_files() + GOLDEN, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", on_shared(corpus_files()) + GOLDEN, ids=lambda p: p.name)
 def test_each_pass_alone_derives_what_the_whole_program_does(path: Path) -> None:
     facts = _facts(path)
     rules = pass_rules()
@@ -58,6 +54,7 @@ def test_each_pass_alone_derives_what_the_whole_program_does(path: Path) -> None
             assert name not in part  # not computed, so not answered: reading it is a KeyError
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
 def test_a_rule_left_out_derives_nothing(path: Path) -> None:
     facts = _facts(path)
@@ -69,11 +66,12 @@ def test_a_rule_left_out_derives_nothing(path: Path) -> None:
     assert fired < rules.derived
 
 
+@pytest.mark.shared
 def test_the_passes_with_work_follow_the_facts() -> None:
     rules = pass_rules()
     assert work(rules, _facts(NOTHING_TO_DECIDE), RULES_OF).passes == frozenset()
     assert work(rules, _facts(LAUNCHES_ONLY), RULES_OF).passes == {"spmd"}
-    assert work(rules, _facts(GRAPH_DIR / "a01_row_shift.graph_input.py"), RULES_OF).passes == {"graph"}
+    assert work(rules, _facts(GRAPH_ONLY), RULES_OF).passes == {"graph"}
     assert work(rules, _facts(GRAPH_DIR / "a14_manual_graph_barrier.graph_input.py"), RULES_OF).passes == {
         "graph",
         "spmd",

@@ -18,12 +18,14 @@ import pytest
 from legalog.pipeline import analyze
 from legalog.rules.engine import Derived, RuleProgram, evaluate
 from legalog.rules.programs import PASS_RULES
-from tests.conftest import CORPUS
+from tests.conftest import GRAPH
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 ACCEPT = os.environ.get("LEGALOG_ACCEPT") == "1"
-DUMPS = sorted((CORPUS / "graph").glob("*.py"))
+DUMPS = sorted(GRAPH.glob("*.py"))
 DERIVED = sorted(RuleProgram.load(PASS_RULES).derived)
+
+pytestmark = pytest.mark.shared  # a snapshot per corpus/graph dump
 
 
 def _cell(value: str | int) -> str:

@@ -8,6 +8,8 @@ import multiprocessing
 import shutil
 from pathlib import Path
 
+import pytest
+
 from legalog.surfaces import batch, cache
 from legalog.surfaces.dumps import Target
 
@@ -40,6 +42,7 @@ def _check_dumps(args: tuple[str, list[str]]) -> list[dict]:
     return [batch.analyse_job(batch.Job(Target(p), "host_build_graph", root)).model_dump() for p in paths]
 
 
+@pytest.mark.slow
 def test_concurrent_writers_of_the_same_keys(tmp_path: Path) -> None:
     root = str(tmp_path / "cache")
     with multiprocessing.get_context("fork").Pool(WRITERS) as pool:

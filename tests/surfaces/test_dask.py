@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -21,11 +23,38 @@ from distributed import LocalCluster
 
 from legalog.surfaces import batch
 from legalog.surfaces.dumps import Target, plan
-from legalog.surfaces.executors import DaskExecutor, ExecutorError
+from legalog.surfaces.executors import DaskExecutor
 from tests.conftest import CORPUS
+
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_dask_thread_outlives_the_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """This process ends the module with no thread but its own.  With another thread alive, a
+    time-limited batch starts its worker as a new interpreter instead of forking it
+    (legalog/surfaces/batch.py, `_Worker`), so a later test that patches the analysis in this
+    process would no longer reach it: the order of the tests would decide their outcome.  Closing
+    the cluster and the client stops every Dask thread but the offload executor's, a module global
+    of `distributed.utils` that lives as long as the process; it is swapped for an unused one (a
+    ThreadPoolExecutor starts a thread only when given work) and shut down.  Dask's scratch
+    space goes to this module's temporary folder, not the machine's."""
+    import dask
+
+    with dask.config.set({"temporary-directory": str(tmp_path_factory.mktemp("dask"))}):
+        yield
+    import distributed.utils
+
+    offload = distributed.utils._offload_executor
+    distributed.utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+    offload.shutdown(wait=True)
+    deadline = time.monotonic() + 10  # the cluster's own threads end as its loop winds down
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() == 1, f"threads left running: {threading.enumerate()}"
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +82,7 @@ def dumped(results: list) -> list[dict]:
     return [r.model_dump() for r in results]
 
 
+@pytest.mark.shared
 def test_the_corpus_on_dask_equals_the_local_run(scheduler: str, corpus: list[Path], monkeypatch) -> None:
     targets = plan([CORPUS])
     local = batch.run(targets)  # the session's cache may answer: its entries are local results
@@ -124,11 +154,24 @@ def test_the_cli_on_dask_prints_what_the_local_cli_prints(scheduler: str, tmp_pa
 
 
 def test_executor_usage_errors_are_clear(tmp_path: Path) -> None:
-    with pytest.raises(
-        ExecutorError, match=re.escape("cannot reach the Dask scheduler at tcp://127.0.0.1:9")
-    ):
-        DaskExecutor("tcp://127.0.0.1:9", timeout=1)
     env = {k: v for k, v in os.environ.items() if k != "LEGALOG_DASK_SCHEDULER"} | {"PYTHONPATH": str(REPO)}
+    # in a child: a Client that cannot connect leaves its event loop's thread running (distributed's)
+    unreachable = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from legalog.surfaces.executors import DaskExecutor; DaskExecutor('tcp://127.0.0.1:9', timeout=1)",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    last = unreachable.stderr.strip().splitlines()[-1]
+    assert last.startswith(
+        "legalog.surfaces.executors.ExecutorError: cannot reach the Dask scheduler at tcp://127.0.0.1:9"
+    )
     for extra, message in (
         (["--executor", "dask"], "needs --scheduler ADDRESS"),
         (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler needs --executor dask"),

@@ -1,4 +1,4 @@
-"""Every code legalog can emit is documented: `legalog rule CODE`, SARIF's help and the README
+"""Every code legalog can emit is documented: `legalog rule CODE`, SARIF's help and docs/codes.md
 table all read the same text, so a code without its before/after would crash SARIF output."""
 
 from __future__ import annotations

@@ -74,6 +74,7 @@ def test_the_partition_is_by_relative_path_and_adding_a_file_moves_no_other(tmp_
         assert {k: v for k, v in after.items() if k != "new.py"} == before
 
 
+@pytest.mark.shared
 def test_both_positions_of_a_passes_dump_folder_share_a_shard(tmp_path: Path) -> None:
     make_passes_dump(tmp_path)
     targets = plan([tmp_path])
@@ -81,6 +82,7 @@ def test_both_positions_of_a_passes_dump_folder_share_a_shard(tmp_path: Path) ->
     assert len({shard_of(entry_key(t, [tmp_path]), 5) for t in targets}) == 1
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("count", [1, 2, 3, 7])
 def test_shards_merged_equal_one_run(
     count: int, batch_dir: Path, capsys, monkeypatch, tmp_path: Path
@@ -102,6 +104,7 @@ def test_shards_merged_equal_one_run(
         assert merge(capsys, *map(str, reversed(reports)), "--format", fmt) == whole[fmt], fmt
 
 
+@pytest.mark.shared
 def test_a_shard_report_is_a_valid_report_of_its_files(batch_dir: Path, capsys, monkeypatch) -> None:
     import jsonschema
 
@@ -115,6 +118,7 @@ def test_a_shard_report_is_a_valid_report_of_its_files(batch_dir: Path, capsys, 
     assert f"\n{len(report['files'])} files: " in text  # the summary counts this shard's files
 
 
+@pytest.mark.shared
 def test_merge_refuses_what_is_not_one_batch(batch_dir: Path, capsys, monkeypatch, tmp_path: Path) -> None:
     monkeypatch.chdir(batch_dir)
 

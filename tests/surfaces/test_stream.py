@@ -42,6 +42,7 @@ def written(files: list[FileModel], fmt: str, **options: object) -> str:
     return out.getvalue()
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("some", [slice(None), slice(0, 0), slice(0, 1)], ids=["all", "none", "one"])
 def test_every_format_is_byte_for_byte_the_whole_report(entries: list[FileModel], some: slice) -> None:
     files = entries[some]
@@ -51,6 +52,7 @@ def test_every_format_is_byte_for_byte_the_whole_report(entries: list[FileModel]
     assert written(files, "text", verbose=True) == render_text(files, verbose=True) + "\n"
 
 
+@pytest.mark.shared
 def test_a_shard_report_with_its_run_block_is_byte_for_byte_the_whole_report(
     entries: list[FileModel],
 ) -> None:
@@ -68,6 +70,7 @@ def test_a_shard_report_with_its_run_block_is_byte_for_byte_the_whole_report(
     assert '"sources": {' in whole and json.loads(whole)["run"]["sources"]  # the corpus has quoted lines
 
 
+@pytest.mark.shared
 def test_the_tally_counts_what_was_written(entries: list[FileModel]) -> None:
     counts = write_report(iter(entries), "json", StringIO())
     assert counts == tally(entries) and counts.files == len(entries)
