@@ -28,7 +28,7 @@ from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.pipeline import Analysis, analyze
 from tests.conftest import SHARED
-from tests.reference.structural import structurally_equal
+from legalog.analyzer.structural import structurally_equal
 
 REFERENCE = SHARED / "reference"
 PASS_OF = {"LegalizeGraphBoundary": "graph", "LegalizeSpmdLaunches": "spmd"}
