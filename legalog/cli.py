@@ -1,4 +1,5 @@
-"""The `legalog` command line (CONTRACT.md): check, merge, fix, why, query, facts, rule, schema.
+"""The `legalog` command line (CONTRACT.md): check, merge, fix, validate, why, query, facts, rule,
+schema.
 
 Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
 or unreadable input; 3 an internal error (INTERNAL: a bug in legalog, or a file past `--timeout`).
@@ -212,6 +213,39 @@ def _parser() -> argparse.ArgumentParser:
     )
     _batch_options(fix)
     fix.set_defaults(handler=_fix)
+
+    validate = sub.add_parser(
+        "validate",
+        help="judge a pass's output: is AFTER a correct LegalizeGraphBoundary or LegalizeSpmdLaunches of BEFORE?",
+    )
+    validate.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="BEFORE AFTER (the pass's input and output), or passes_dump folders (every pair in them)",
+    )
+    validate.add_argument(
+        "--pass",
+        dest="pass_name",
+        choices=("graph", "spmd"),
+        default=None,
+        help="graph: LegalizeGraphBoundary, spmd: LegalizeSpmdLaunches (default: as the dumps' names say)",
+    )
+    _output_format(validate)
+    _runtime(validate)
+    _engine(validate)
+    validate.add_argument(
+        "--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)"
+    )
+    validate.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default=None,
+        help="which findings make the exit status 1 (default: error: a seed reading, TV541, is a warning)",
+    )
+    validate.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    _batch_options(validate)
+    validate.set_defaults(handler=_validate)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
     why.add_argument("file", metavar="FILE")
@@ -450,6 +484,12 @@ def _version() -> str:
 def _batch_inputs(args: argparse.Namespace):
     """`check`'s and `fix`'s common set-up of a batch: the paths exist, the cache options agree,
     and the dumps to analyse (less the config's `exclude`)."""
+    _batch_setup(args)
+    return _planned(args)
+
+
+def _batch_setup(args: argparse.Namespace) -> None:
+    """What every batch checks first: the paths exist, and the cache options agree."""
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
@@ -457,7 +497,6 @@ def _batch_inputs(args: argparse.Namespace):
         raise UsageError("--no-cache and --cache-dir exclude each other")
     if args.no_cache:
         os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
-    return _planned(args)
 
 
 def _batch_results(targets, args: argparse.Namespace, executor, show_bar: bool, verb: str = "checking"):
@@ -500,6 +539,27 @@ def _check(args: argparse.Namespace) -> int:
             _shard_run(indexed, targets, args),
             verbose=args.verbose,
         )
+    return _exit_status(counts, args.fail_on)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """Each pair judged in the batch (`--jobs`, the cache), reported as `check` reports."""
+    from legalog.surfaces.dumps import validation_plan
+
+    if args.executor != "local":
+        raise UsageError(
+            "validate runs on local processes (--jobs): a Dask worker is shipped AFTER but not BEFORE"
+        )
+    _batch_setup(args)
+    try:
+        targets = validation_plan(args.paths, args.pass_name)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    _say_positions(targets, args.quiet, args.format == "full")
+    show_bar = args.format == "full" and not (args.no_progress or args.quiet) and sys.stderr.isatty()
+    with _executor(args) as executor:
+        results = _batch_results(targets, args, executor, show_bar and len(targets) > 1, "validating")
+        counts = _print_report(results, args)
     return _exit_status(counts, args.fail_on)
 
 
@@ -573,12 +633,15 @@ def _executor(args: argparse.Namespace):
 
 
 def _say_positions(targets, quiet: bool, with_full_report: bool) -> None:
-    # which dump stands for each pass's position: with the findings in full text, on stderr otherwise
+    # which dump stands for each pass's position (or which pair `validate` judges): with the
+    # findings in full text, on stderr otherwise
     if quiet:
         return
     where = sys.stdout if with_full_report else sys.stderr
     for target in targets:
-        if target.folder is not None:
+        if target.before is not None:
+            print(f"validate {target.describe()}", file=where)
+        elif target.folder is not None:
             print(f"passes_dump {target.describe()}", file=where)
 
 

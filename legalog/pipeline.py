@@ -333,6 +333,13 @@ class Validation:
     def errors(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.severity == "error")
 
+    @classmethod
+    def unreadable(cls, pass_name: str, err: ParseError) -> Validation:
+        """The validation that stopped at a file it could not read (either one)."""
+        (chosen,) = _chosen((pass_name,))
+        found = parse_diagnostic(err)
+        return cls(chosen, err.path, Analysis(err.path, None, (found,)), None, (found,), stopped=True)
+
 
 def validate(
     before: str | Program,
@@ -356,7 +363,7 @@ def validate(
         try:
             read = parse(after, after_path) if isinstance(after, str) else after
         except ParseError as err:
-            return Validation(chosen, after_path, analysis, None, (parse_diagnostic(err),), stopped=True)
+            return Validation.unreadable(chosen, err)
         if (mismatch := _not_one_program(analysis.source, read, before_path)) is not None:
             return Validation(chosen, after_path, analysis, read, (mismatch,), stopped=True)
     with bulk_allocation():

@@ -41,6 +41,11 @@ class CodeInfo:
 
 _GB = "host_build_graph"
 
+# The two passes, by legalog's name for each (`passes=`, `--pass`) and as PyPTO names them: how
+# messages, `validate`'s reports and passes_dump file names say which one.
+PassTitle = Literal["LegalizeGraphBoundary", "LegalizeSpmdLaunches"]
+PASS_TITLES: dict[str, PassTitle] = {"graph": "LegalizeGraphBoundary", "spmd": "LegalizeSpmdLaunches"}
+
 CODES: dict[str, CodeInfo] = {
     info.code: info
     for info in (

@@ -15,8 +15,8 @@ the form with every name erased (what lines statements up before any name is mat
 from __future__ import annotations
 
 import re
-from dataclasses import fields, is_dataclass, replace
 from collections.abc import Iterator, Mapping
+from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 from legalog.ir.model import Call, Const, Function, Jump, Keyword, Opaque, Program, Stmt, TensorType

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from legalog.analyzer.codes import PASS_TITLES
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic, in_dump_names
 from legalog.analyzer.explain import WhyError
 from legalog.analyzer.structural import bound_by, canon, canonical_function, shape
@@ -47,6 +48,7 @@ from legalog.ir.model import (
     Function,
     If,
     Jump,
+    Name,
     Param,
     Program,
     Return,
@@ -67,7 +69,6 @@ if TYPE_CHECKING:
     from legalog.analyzer.graph import GraphDecision
     from legalog.analyzer.spmd import LaunchDecision
 
-PASS_TITLES = {"graph": "LegalizeGraphBoundary", "spmd": "LegalizeSpmdLaunches"}
 
 # The seed sentence legalog follows where the reference's pass version decides otherwise
 # (../shared/reference/README.md, "Where the seeds decide differently"), quoted in every TV541.
@@ -143,10 +144,14 @@ def validation_findings(
     return sorted(readable + found, key=lambda d: d.sort_key)
 
 
+# the findings that say what each side decided: a post-condition finding on the same thing adds nothing
+_DECISIONS = ("TV521", "TV522", "TV541")
+
+
 def _said(post: Diagnostic, found: Sequence[Diagnostic], after: Program) -> bool:
-    """Whether a post-condition finding is what a difference already says: in the same function,
-    at the same line or about the same value, or about the whole function (at its `def`)."""
-    mine = [d for d in found if d.function == post.function and d.code != "TV531"]
+    """Whether a post-condition finding is what a decision difference already says: in the same
+    function, at the same line or about the same value, or about the whole function (at its `def`)."""
+    mine = [d for d in found if d.function == post.function and d.code in _DECISIONS]
     fn = after.function(post.function or "")
     whole = post.subject is None and fn is not None and post.line == fn.span.line
     return any(d.line == post.line or (post.subject and d.subject == post.subject) or whole for d in mine)
@@ -304,10 +309,6 @@ class _Flat:
     stmt: Stmt
     path: tuple[str, ...]
 
-    @property
-    def key(self) -> object:
-        return (self.path, shape(self.stmt))
-
 
 _BLOCKS = ("body", "orelse")
 
@@ -331,10 +332,37 @@ def _header(stmt: For | While | If | With) -> Stmt:
     return replace(stmt, body=())
 
 
-def _matched(a: Sequence[_Flat], b: Sequence[_Flat]) -> dict[int, int]:
-    """Index in `a` -> index in `b` of the statements that line up (by shape, names erased)."""
-    matcher = difflib.SequenceMatcher(None, [x.key for x in a], [x.key for x in b], autojunk=False)
-    return {i + k: j + k for i, j, n in matcher.get_matching_blocks() for k in range(n)}
+_WILD = "?"  # a value hoisted out: it matches whatever stands for it
+
+
+def kept_bindings(before: Function, other: Function) -> dict[str, Assign]:
+    """Each single binding of BEFORE's body that `other` (the same function after a pass) still
+    binds, to the binding there: the same value, compared as `ir.structural_equal` compares
+    (BEFORE's parameters by position, earlier kept bindings as matched).  A value gone from the
+    body reads as a wildcard wherever it is used later (the pass made it a parameter), a deleted
+    rename as its root; so are the parameters `other` adds.  Matched in order, each once."""
+    mine = {p.name: f"%{i}" for i, p in enumerate(before.params)}
+    theirs = {p.name: f"%{i}" if i < len(before.params) else _WILD for i, p in enumerate(other.params)}
+    candidates = [
+        x.stmt for x in _flat(other.body) if isinstance(x.stmt, Assign) and len(x.stmt.targets) == 1
+    ]
+    kept: dict[str, Assign] = {}
+    start = 0
+    for x in _flat(before.body):
+        if not (isinstance(x.stmt, Assign) and len(x.stmt.targets) == 1):
+            continue
+        var, value = x.stmt.targets[0], canon(x.stmt.value, mine)
+        match = next(
+            (k for k in range(start, len(candidates)) if canon(candidates[k].value, theirs) == value), None
+        )
+        if match is None:
+            root = x.stmt.value
+            mine[var] = mine.get(root.id, root.id) if isinstance(root, Name) else _WILD
+            continue
+        mine[var] = theirs[candidates[match].targets[0]] = f"v{len(kept)}"
+        kept[var] = candidates[match]
+        start = match + 1
+    return kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,9 +377,9 @@ class _Difference:
 
 
 def first_difference(mine: Function, other: Function) -> _Difference | None:
-    """The first place `mine` and `other` differ as `ir.structural_equal` sees them: parameters
-    matched by position, then statements lined up by shape and compared with every name `mine`
-    binds read as the name `other` binds at the same place."""
+    """The first place `mine` and `other` differ as `ir.structural_equal` sees them, walking both
+    in order: parameters by position, then statements, every name `mine` binds read as the name
+    `other` binds at the same place."""
     names: dict[str, str] = {}
     for k in range(max(len(mine.params), len(other.params))):
         p = mine.params[k] if k < len(mine.params) else None
@@ -364,16 +392,14 @@ def first_difference(mine: Function, other: Function) -> _Difference | None:
     if canon(mine.decorator, {}) != canon(other.decorator, {}):
         return _Difference(None, None, "attributes")
     a, b = list(_flat(mine.body)), list(_flat(other.body))
-    matcher = difflib.SequenceMatcher(None, [x.key for x in a], [x.key for x in b], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            here = a[i1].stmt if i1 < i2 else None
-            return _Difference(here, b[j1].stmt if j1 < j2 else None, "statements")
-        for x, y in zip(a[i1:i2], b[j1:j2]):
-            for m, o in zip(bound_by(x.stmt), bound_by(y.stmt)):
-                names.setdefault(m, o)
-            if canon(x.stmt, names) != canon(y.stmt, {}):
-                return _Difference(x.stmt, y.stmt, "statements")
+    for k in range(max(len(a), len(b))):
+        x, y = (a[k] if k < len(a) else None), (b[k] if k < len(b) else None)
+        if x is None or y is None or x.path != y.path:
+            return _Difference(x.stmt if x else None, y.stmt if y else None, "statements")
+        for m, o in zip(bound_by(x.stmt), bound_by(y.stmt)):
+            names.setdefault(m, o)
+        if canon(x.stmt, names) != canon(y.stmt, {}):
+            return _Difference(x.stmt, y.stmt, "statements")
     return None
 
 
@@ -491,19 +517,21 @@ class _Comparison:
     def _values(self, before: Function, result: Function, mine: Function) -> list[Diagnostic]:
         """TV521 for each value of the Graph's body that AFTER hoists, keeps or deletes otherwise
         than legalog; with the same values, TV541 where AFTER gives a new parameter the view's MemRef."""
-        b = list(_flat(before.body))
-        theirs, kept = _matched(b, list(_flat(result.body))), _matched(b, list(_flat(mine.body)))
-        after_flat = list(_flat(mine.body))
+        theirs = kept_bindings(before, result)
+        kept = kept_bindings(before, mine)
         out = []
-        for i, x in enumerate(b):
-            if not (isinstance(x.stmt, Assign) and len(x.stmt.targets) == 1) or (i in theirs) == (i in kept):
+        for x in _flat(before.body):
+            if not (isinstance(x.stmt, Assign) and len(x.stmt.targets) == 1):
                 continue
             var = x.stmt.targets[0]
-            why = self._why(before.name, var)
-            if i in kept:
-                verb = "deletes" if why.startswith("removed") else "hoists"
-                message = f"AFTER keeps `{var}` inside Graph `{mine.name}`; legalog {verb} it: {why}"
-                out.append(self._at(mine, "TV521", message, after_flat[kept[i]].stmt.span, subject=var))
+            if (var in theirs) == (var in kept) or (var in theirs and self._launches_program(x.stmt)):
+                continue  # decided alike, or a task AFTER changed rather than moved (TV523 says how)
+            verdict, why = self._why(before.name, var)
+            if var in kept:
+                verb = "deletes" if verdict == "removed_alias" else "hoists"
+                named = f" (as `{kept[var].targets[0]}`)" if kept[var].targets[0] != var else ""
+                message = f"AFTER keeps `{var}`{named} inside Graph `{mine.name}`; legalog {verb} it: {why}"
+                out.append(self._at(mine, "TV521", message, kept[var].span, subject=var))
             else:
                 message = (
                     f"AFTER takes `{var}` (BEFORE line {x.stmt.span.line}) out of Graph `{mine.name}`; "
@@ -515,13 +543,19 @@ class _Comparison:
             return out
         return self._view_memrefs(before, result, mine)
 
-    def _why(self, function: str, var: str) -> str:
+    def _why(self, function: str, var: str) -> tuple[str, str]:
+        """legalog's verdict on a value and why, as `legalog why` says it."""
         try:
             explanation = self.legalog.explain(function, var)
         except WhyError:
-            return "no explanation (the value is not one legalog decides)"
+            return "", "no explanation (the value is not one legalog decides)"
         step = _STEPS.get("alias" if explanation.verdict == "removed_alias" else explanation.kind)
-        return f"{step}, {short(explanation.summary)}" if step else short(explanation.summary)
+        why = short(explanation.summary)
+        return explanation.verdict, f"{step}, {why}" if step else why
+
+    def _launches_program(self, stmt: Assign) -> bool:
+        """Whether a binding is a call or launch of a program function: a task, never hoisted."""
+        return isinstance(stmt.value, Call) and call_target(stmt.value, self.prefix) is not None
 
     def _view_memrefs(self, before: Function, result: Function, mine: Function) -> list[Diagnostic]:
         """TV541 once per Graph whose new parameters carry the view's MemRef offset where

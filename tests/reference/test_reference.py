@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from legalog.analyzer.structural import structurally_equal
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.pipeline import Analysis, analyze
 from tests.conftest import SHARED
-from legalog.analyzer.structural import structurally_equal
 
 REFERENCE = SHARED / "reference"
 PASS_OF = {"LegalizeGraphBoundary": "graph", "LegalizeSpmdLaunches": "spmd"}
