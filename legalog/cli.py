@@ -133,18 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "paths", nargs="+", metavar="PATH", help="dump files or directories (searched for *.py)"
     )
-    _output_format(check)
-    _runtime(check)
-    _engine(check)
-    check.add_argument(
-        "--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)"
-    )
-    check.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        default=None,
-        help="which findings make the exit status 1 (default: error, or the config's fail-on)",
-    )
+    _report_options(check, "error, or the config's fail-on")
     check.add_argument(
         "--verbose", action="store_true", help="also list the values kept in place, and why that is safe"
     )
@@ -231,18 +220,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="graph: LegalizeGraphBoundary, spmd: LegalizeSpmdLaunches (default: as the dumps' names say)",
     )
-    _output_format(validate)
-    _runtime(validate)
-    _engine(validate)
-    validate.add_argument(
-        "--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)"
-    )
-    validate.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        default=None,
-        help="which findings make the exit status 1 (default: error: a seed reading, TV541, is a warning)",
-    )
+    _report_options(validate, "error: a seed reading, TV541, is a warning")
     validate.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     _batch_options(validate)
     validate.set_defaults(handler=_validate)
@@ -302,6 +280,22 @@ def _parser() -> argparse.ArgumentParser:
             help="show the traceback of an internal error (a bug in legalog)",
         )
     return parser
+
+
+def _report_options(p: argparse.ArgumentParser, fail_on_default: str) -> None:
+    """A batch reported as `check` reports it: its format, runtime and engine, workers, and what fails it."""
+    _output_format(p)
+    _runtime(p)
+    _engine(p)
+    p.add_argument(
+        "--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)"
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default=None,
+        help=f"which findings make the exit status 1 (default: {fail_on_default})",
+    )
 
 
 def _output_format(p: argparse.ArgumentParser) -> None:
