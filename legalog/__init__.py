@@ -9,6 +9,7 @@ LegalizeSpmdLaunches, as Datalog rules over facts lowered from printed IR dumps,
     program = legalog.legalize(text)          # or LegalizeError with the diagnostics
     legalog.print_program(program)            # back to PyPTO's printed format
     legalog.preflight(program)                # codegen's check that every SPMD launch is guarded
+    check = legalog.validate(before, after, "graph")  # is AFTER a correct LegalizeGraphBoundary of BEFORE?
 
 `source` may be a dump's text, a parsed `legalog.ir.Program`, or a PyPTO in-memory program: the
 last is printed with PyPTO's own `pypto.ir.python_print` (PyPTO is optional; see
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from legalog.ir.model import Program
     from legalog.ir.parser import parse
     from legalog.ir.printer import print_program
-    from legalog.pipeline import Analysis, LegalizeError
+    from legalog.pipeline import Analysis, LegalizeError, Validation
 
 __all__ = [
     "Analysis",
@@ -43,6 +44,7 @@ __all__ = [
     "LegalizeError",
     "ParseError",
     "Program",
+    "Validation",
     "WhyError",
     "__version__",
     "analyze",
@@ -51,6 +53,7 @@ __all__ = [
     "parse",
     "preflight",
     "print_program",
+    "validate",
 ]
 
 DEFAULT_RUNTIME = "host_build_graph"
@@ -129,8 +132,43 @@ def preflight(source: str | Program | os.PathLike[str] | Any, engine: str | None
     return check(parse_text(program) if isinstance(program, str) else program, engine)
 
 
+def validate(
+    before: str | Program | os.PathLike[str] | Any,
+    after: str | Program | os.PathLike[str] | Any | None,
+    pass_: str | None = None,
+    *,
+    before_path: str | None = None,
+    after_path: str | None = None,
+    runtime: str = DEFAULT_RUNTIME,
+    engine: str | None = None,
+) -> Validation:
+    """Judge `after`, a pass's output (None: the pass left none, having refused the program), as
+    the result of that pass on `before`: LegalizeGraphBoundary (`pass_="graph"`) or
+    LegalizeSpmdLaunches ("spmd"; None: as the files' names say, `x.graph_input.py`,
+    `NN_after_LegalizeSpmdLaunches.py`).  Each side is what `analyze` reads: a dump's text, a
+    `pathlib.Path`, a legalog Program or a PyPTO program.  Never raises for bad input: an
+    unreadable side, or two different programs, is a Validation whose status is `error`.  Its
+    `diagnostics` are the TV5xx findings (`legalog rule TV521`), `analysis` legalog's own run."""
+    from legalog import pipeline
+    from legalog.ir.errors import ParseError
+    from legalog.surfaces.dumps import pass_of, read_source
+
+    read_after: str | Program | None = None
+    try:
+        read_before, before_path = read_source(before, before_path)
+        if after is not None:
+            read_after, after_path = read_source(after, after_path)
+    except ParseError as err:
+        return pipeline.Validation.unreadable(pass_ or pass_of(before_path, after_path) or "graph", err)
+    chosen = pass_ or pass_of(after_path, before_path)
+    if chosen is None:
+        raise ValueError("say which pass AFTER is the output of: pass_='graph' or pass_='spmd'")
+    return pipeline.validate(read_before, read_after, chosen, before_path, after_path, runtime, engine)
+
+
 _LAZY = {
     "Analysis": "legalog.pipeline",
+    "Validation": "legalog.pipeline",
     "LegalizeError": "legalog.pipeline",
     "Diagnostic": "legalog.analyzer.diagnostics",
     "Explanation": "legalog.analyzer.explain",

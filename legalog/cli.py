@@ -1,4 +1,5 @@
-"""The `legalog` command line (CONTRACT.md): check, merge, fix, why, query, facts, rule, schema.
+"""The `legalog` command line (CONTRACT.md): check, merge, fix, validate, why, query, facts, rule,
+schema.
 
 Exit codes: 0 nothing rejected; 1 at least one error diagnostic (see --fail-on); 2 usage error
 or unreadable input; 3 an internal error (INTERNAL: a bug in legalog, or a file past `--timeout`).
@@ -145,18 +146,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="dump files or directories (searched for *.py; default: the current folder)",
     )
-    _output_format(check)
-    _runtime(check)
-    _engine(check)
-    check.add_argument(
-        "--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)"
-    )
-    check.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        default=None,
-        help="which findings make the exit status 1 (default: error, or the config's fail-on)",
-    )
+    _report_options(check, "error, or the config's fail-on")
     check.add_argument(
         "--verbose", action="store_true", help="also list the values kept in place, and why that is safe"
     )
@@ -179,7 +169,7 @@ def _parser() -> argparse.ArgumentParser:
         help="check only the K-th of N parts of the inputs (by a stable hash of each path); "
         "`legalog merge` joins the parts' JSON reports",
     )
-    _report_options(check)
+    _report_destination(check)
     _batch_options(check)
     check.set_defaults(handler=_check)
 
@@ -194,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
         default="error",
         help="which findings make the exit status 1 (default: error)",
     )
-    _report_options(merge)
+    _report_destination(merge)
     merge.set_defaults(handler=_merge)
 
     fix = sub.add_parser("fix", help="write the legalized program")
@@ -227,6 +217,29 @@ def _parser() -> argparse.ArgumentParser:
     )
     _batch_options(fix)
     fix.set_defaults(handler=_fix)
+
+    validate = sub.add_parser(
+        "validate",
+        help="judge a pass's output: is AFTER a correct LegalizeGraphBoundary or LegalizeSpmdLaunches of BEFORE?",
+    )
+    validate.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="BEFORE AFTER (the pass's input and output), or passes_dump folders (every pair in them)",
+    )
+    validate.add_argument(
+        "--pass",
+        dest="pass_name",
+        choices=("graph", "spmd"),
+        default=None,
+        help="graph: LegalizeGraphBoundary, spmd: LegalizeSpmdLaunches (default: as the dumps' names say)",
+    )
+    _report_options(validate, "error: a seed reading, TV541, is a warning")
+    _report_destination(validate)
+    validate.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    _batch_options(validate)
+    validate.set_defaults(handler=_validate)
 
     why = sub.add_parser("why", help="explain the decision for one value of a Graph function")
     why.add_argument("file", metavar="FILE")
@@ -285,6 +298,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _report_options(p: argparse.ArgumentParser, fail_on_default: str) -> None:
+    """A batch reported as `check` reports it: its format, runtime and engine, workers, and what fails it."""
+    _output_format(p)
+    _runtime(p)
+    _engine(p)
+    p.add_argument(
+        "--jobs", type=_positive, default=None, help="worker processes (default: the machine's cores)"
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default=None,
+        help=f"which findings make the exit status 1 (default: {fail_on_default})",
+    )
+
+
 def _output_format(p: argparse.ArgumentParser) -> None:
     from legalog.surfaces.formats import ALIASES, FORMATS
 
@@ -306,8 +335,8 @@ def _output_format(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _report_options(p: argparse.ArgumentParser) -> None:
-    """Where the report goes and what it holds, with Ruff's names: `check` and `merge`."""
+def _report_destination(p: argparse.ArgumentParser) -> None:
+    """Where the report goes and what it holds, with Ruff's names: `check`, `validate` and `merge`."""
     p.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument(
         "--statistics",
@@ -493,6 +522,12 @@ def _version() -> str:
 def _batch_inputs(args: argparse.Namespace):
     """`check`'s and `fix`'s common set-up of a batch: the paths exist, the cache options agree,
     and the dumps to analyse (less the config's `exclude`)."""
+    _batch_setup(args)
+    return _planned(args)
+
+
+def _batch_setup(args: argparse.Namespace) -> None:
+    """What every batch checks first: the paths exist, and the cache options agree."""
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
@@ -500,7 +535,6 @@ def _batch_inputs(args: argparse.Namespace):
         raise UsageError("--no-cache and --cache-dir exclude each other")
     if args.no_cache:
         os.environ["LEGALOG_NO_CACHE"] = "1"  # read by the cache in this process and in the workers
-    return _planned(args)
 
 
 def _batch_results(targets, args: argparse.Namespace, executor, show_bar: bool, verb: str = "checking"):
@@ -543,6 +577,27 @@ def _check(args: argparse.Namespace) -> int:
             _shard_run(indexed, targets, args),
             verbose=args.verbose,
         )
+    return _exit_status(counts, args.fail_on)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """Each pair judged in the batch (`--jobs`, the cache), reported as `check` reports."""
+    from legalog.surfaces.dumps import validation_plan
+
+    if args.executor != "local":
+        raise UsageError(
+            "validate runs on local processes (--jobs): a Dask worker is shipped AFTER but not BEFORE"
+        )
+    _batch_setup(args)
+    try:
+        targets = validation_plan(args.paths, args.pass_name)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    _say_positions(targets, args.quiet, args.format == "full")
+    show_bar = args.format == "full" and not (args.no_progress or args.quiet) and sys.stderr.isatty()
+    with _executor(args) as executor:
+        results = _batch_results(targets, args, executor, show_bar and len(targets) > 1, "validating")
+        counts = _print_report(results, args)
     return _exit_status(counts, args.fail_on)
 
 
@@ -617,14 +672,17 @@ def _executor(args: argparse.Namespace):
 
 
 def _say_positions(targets, quiet: bool, with_full_report: bool) -> None:
-    # which dump stands for each pass's position: with the findings in full text, on stderr otherwise
+    # which dump stands for each pass's position (or which pair `validate` judges): with the
+    # findings in full text, on stderr otherwise
     from legalog.surfaces.formats import printable
 
     if quiet:
         return
     where = sys.stdout if with_full_report else sys.stderr
     for target in targets:
-        if target.folder is not None:
+        if target.before is not None:
+            print(f"validate {printable(target.describe())}", file=where)
+        elif target.folder is not None:
             print(f"passes_dump {printable(target.describe())}", file=where)
 
 

@@ -1,4 +1,5 @@
-"""The pipeline: one program, end to end: parse, lower, solve the rules, decide, rewrite, verify.
+"""The pipeline: one program, end to end: parse, lower, solve the rules, decide, rewrite, verify;
+and `validate`, a pass's output judged against legalog's own run of that pass on its input.
 
 This is the only module that knows the order of the stages.  Every room it calls sits below it
 (`ir`, `extractor`, `rules`, `analyzer`, `rewriter`); the surfaces (`legalog.surfaces`, the CLI)
@@ -15,10 +16,17 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
 
-from legalog.analyzer.diagnostics import Diagnostic, declined_diagnostics, in_dump_names, parse_diagnostic
+from legalog.analyzer.diagnostics import (
+    Diagnostic,
+    declined_diagnostics,
+    diagnostic,
+    in_dump_names,
+    parse_diagnostic,
+)
 from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
 from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
+from legalog.analyzer.validation import validation_findings
 from legalog.analyzer.verifier import verify
 from legalog.analyzer.wellformed import wellformed_diagnostics
 from legalog.extractor.lower import FULL_BODY_KINDS, Lowering, lower
@@ -302,3 +310,79 @@ def legalize(
     if result.errors or result.output is None:
         raise LegalizeError(result.errors, path)
     return result.output
+
+
+@dataclass(frozen=True)
+class Validation:
+    """`legalog validate`: AFTER judged as a result of one pass on BEFORE (analyzer/validation.py).
+
+    `diagnostics` are the TV5xx findings, located in `path`: AFTER's, or BEFORE's when the pass
+    left no AFTER; or the one error that stopped the validation (a PARSE of either file, TV500 for
+    two different programs), located in the file it names.  `status` is legalog's verdict on
+    BEFORE with that pass alone (what the pass should have done), or `error`."""
+
+    pass_name: PassName
+    path: str | None
+    analysis: Analysis
+    after: Program | None
+    diagnostics: tuple[Diagnostic, ...]
+    stopped: bool = False  # a file unreadable, or not one program: nothing was compared
+
+    @property
+    def status(self) -> Status:
+        return "error" if self.stopped else self.analysis.status
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity == "error")
+
+    @classmethod
+    def unreadable(cls, pass_name: str, err: ParseError) -> Validation:
+        """The validation that stopped at a file it could not read (either one)."""
+        (chosen,) = _chosen((pass_name,))
+        found = parse_diagnostic(err)
+        return cls(chosen, err.path, Analysis(err.path, None, (found,)), None, (found,), stopped=True)
+
+
+def validate(
+    before: str | Program,
+    after: str | Program | None,
+    pass_name: str,
+    before_path: str | None = None,
+    after_path: str | None = None,
+    runtime: str = "host_build_graph",
+    engine: str | None = None,
+) -> Validation:
+    """Judge `after` (None: the pass left none) as the result of `pass_name` ("graph":
+    LegalizeGraphBoundary, "spmd": LegalizeSpmdLaunches) on `before`.  Never raises for bad
+    input: an unreadable file, or two different programs, is a Validation with status `error`."""
+    (chosen,) = _chosen((pass_name,))
+    analysis = analyze(before, before_path, runtime, engine, passes=(chosen,))
+    where = after_path if after is not None else before_path
+    if analysis.source is None:  # BEFORE unreadable
+        return Validation(chosen, before_path, analysis, None, analysis.diagnostics, stopped=True)
+    read: Program | None = None
+    if after is not None:
+        try:
+            read = parse(after, after_path) if isinstance(after, str) else after
+        except ParseError as err:
+            return Validation.unreadable(chosen, err)
+        if (mismatch := _not_one_program(analysis.source, read, before_path)) is not None:
+            return Validation(chosen, after_path, analysis, read, (mismatch,), stopped=True)
+    with bulk_allocation():
+        found = validation_findings(analysis, read, chosen, runtime, resolve_engine(engine))
+    return Validation(chosen, where, analysis, read, tuple(found))
+
+
+def _not_one_program(before: Program, after: Program, before_path: str | None) -> Diagnostic | None:
+    """TV500 when AFTER is another program than BEFORE: another name, or no function in common."""
+    first = after.functions[0] if after.functions else None
+    line, col = (first.span.line, first.span.col) if first is not None else (1, 1)
+    named = before_path or "BEFORE"
+    if after.name != before.name:
+        why = f"AFTER is program `{after.name}`, {named} is program `{before.name}`"
+    elif before.functions and not {f.name for f in before.functions} & {f.name for f in after.functions}:
+        why = f"AFTER shares no function with {named}"
+    else:
+        return None
+    return diagnostic("TV500", f"{why}: not one program before and after a pass", line, col)

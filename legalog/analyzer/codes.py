@@ -41,6 +41,11 @@ class CodeInfo:
 
 _GB = "host_build_graph"
 
+# The two passes, by legalog's name for each (`passes=`, `--pass`) and as PyPTO names them: how
+# messages, `validate`'s reports and passes_dump file names say which one.
+PassTitle = Literal["LegalizeGraphBoundary", "LegalizeSpmdLaunches"]
+PASS_TITLES: dict[str, PassTitle] = {"graph": "LegalizeGraphBoundary", "spmd": "LegalizeSpmdLaunches"}
+
 CODES: dict[str, CodeInfo] = {
     info.code: info
     for info in (
@@ -492,6 +497,112 @@ CODES: dict[str, CodeInfo] = {
             "prove core_num >= 1 (a branch or a bound) to avoid the guard",
             "a zero-block SPMD launch crashes; the guard skips it and keeps the caller's outputs",
             severity="info",
+        ),
+        CodeInfo(
+            "TV500",
+            "not-one-program",
+            "`validate`: BEFORE and AFTER are not one program before and after a pass (another program name, "
+            "or no function in common)",
+            "pass the dump a pass read and the dump it wrote (passes_dump: `NN_before_X.py` and `NN_after_X.py`, "
+            "or the dump just before `NN_after_X.py`)",
+            "a pass keeps the program and its functions; comparing two programs would report everything as a difference",
+        ),
+        CodeInfo(
+            "TV501",
+            "after-graph-postcondition",
+            "`validate`: AFTER fails LegalizeGraphBoundary's post-conditions (the GraphBoundaryLegalized verifier, Step D on the result)",
+            "fix the pass: its result must leave nothing to hoist, keep no rename and break no Step D check "
+            "(`legalog check AFTER` shows the finding itself)",
+            "the verifier re-derives the post-conditions from the result alone, however it was produced; a Graph "
+            "that fails them replays the first call's values or is refused by the runtime",
+        ),
+        CodeInfo(
+            "TV502",
+            "after-launch-unproven",
+            "`validate`: an SPMD launch in AFTER is neither proven positive nor guarded by `if core_num > 0`",
+            "fix the pass: guard every launch whose core_num it cannot prove >= 1",
+            "a zero-block SPMD launch raises an AICPU exception, and codegen's preflight refuses a launch not proven positive",
+        ),
+        CodeInfo(
+            "TV511",
+            "after-signature-name-error",
+            "`validate`: a parameter or return type of AFTER reads a name the module does not bind",
+            "fix the pass: a signature may name only literals and module-level symbols (a new parameter's MemRef "
+            "sits at offset 0)",
+            "`pl.parse` executes each `def`, and Python evaluates its annotations in the class body: any other "
+            "name, a sibling parameter included, raises NameError, so PyPTO cannot read its own output back",
+        ),
+        CodeInfo(
+            "TV512",
+            "after-type-reads-unbound-name",
+            "`validate`: a type in AFTER's body reads a name nothing binds before it",
+            "fix the pass: rewrite the names a moved value's type reads into the caller's terms, or drop the "
+            "annotation extra that names a callee's local",
+            "the printed IR names a variable of another function; PyPTO's parser reads it as a fresh dynamic "
+            "dimension, so the type no longer says where the buffer is",
+        ),
+        CodeInfo(
+            "TV513",
+            "after-refused-by-parser",
+            "`validate`: AFTER holds what PyPTO's parser refuses (an IR4xx check)",
+            "fix the pass: its output must be a program PyPTO's parser reads (`legalog check AFTER` shows the check)",
+            "a pass whose output PyPTO cannot read back breaks the pipeline's round trip and every later pass",
+        ),
+        CodeInfo(
+            "TV521",
+            "decision-difference",
+            "`validate`: AFTER decides a value or a launch otherwise than legalog (hoisted, kept, deleted, guarded, dropped)",
+            "see legalog's reason in the message (`legalog why BEFORE -f FUNCTION -v VAR`); fix the pass, or the "
+            "reading, whichever the seeds say is wrong",
+            "a value left in a Graph that can differ between calls is frozen at the first call's value; a launch "
+            "left unguarded may run with zero blocks",
+        ),
+        CodeInfo(
+            "TV522",
+            "boundary-difference",
+            "`validate`: a Graph's parameters or a call site's arguments differ from legalog's (count, kind, direction, order)",
+            "fix the pass: new parameters are appended (allocations, views, then scalars), and every call site "
+            "passes one argument per parameter with its direction",
+            "CoreTaskArgs needs every tensor before every scalar, and a call site that passes another value or "
+            "direction than the parameter expects records a different graph",
+        ),
+        CodeInfo(
+            "TV523",
+            "rewrite-difference",
+            "`validate`: a function the pass rewrites differs from legalog's result in some other way",
+            "compare AFTER with `legalog fix --diff BEFORE`; fix the pass, or the reading, whichever the seeds say is wrong",
+            "the pass must change exactly what its steps say and nothing else",
+        ),
+        CodeInfo(
+            "TV524",
+            "untouched-function-changed",
+            "`validate`: AFTER changes a function the pass must leave untouched",
+            "fix the pass: only the Graphs it legalizes, their call sites and the launches it guards may change",
+            "a pass that edits code it does not own changes the program's meaning behind everyone's back",
+        ),
+        CodeInfo(
+            "TV531",
+            "rejected-but-rewritten",
+            "`validate`: legalog rejects BEFORE, yet the pass produced AFTER",
+            "fix the pass: it must refuse what the runtime cannot record (`legalog check BEFORE` says why)",
+            "a program the runtime cannot record fails at run time, or silently replays the first call's values",
+        ),
+        CodeInfo(
+            "TV532",
+            "accepted-but-missing",
+            "`validate`: legalog accepts BEFORE, yet the pass produced no AFTER (it refused the program)",
+            "fix the pass: it must not refuse what the seeds accept (`legalog check BEFORE` shows what legalog does)",
+            "a pass that refuses a legal program stops the pipeline for nothing",
+        ),
+        CodeInfo(
+            "TV541",
+            "seed-reading-difference",
+            "`validate`: AFTER differs from legalog where the seeds decide otherwise than that version of the pass (a reading, not a pass bug)",
+            "nothing to do for this run: the message names the seed sentence legalog follows; raise it with the "
+            "pass's authors if the difference matters",
+            "the reference cases name four such differences (reference README): an Out Graph parameter, a hoisted "
+            "view's MemRef, a stronger proof, a launch that can never run",
+            "warning",
         ),
     )
 }

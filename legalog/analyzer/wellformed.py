@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
@@ -37,6 +38,7 @@ from legalog.ir.model import (
     If,
     ListExpr,
     Name,
+    Opaque,
     OtherType,
     Program,
     Return,
@@ -46,6 +48,7 @@ from legalog.ir.model import (
     TensorType,
     TupleExpr,
     TupleType,
+    Type,
     UnaryOp,
     While,
     With,
@@ -441,6 +444,57 @@ def _binds(stmt: Stmt, prefix: str) -> Iterator[str]:
                 yield from (f"{a}_out" for a in iter_args)
         case With(as_name=as_name) if as_name is not None:
             yield as_name
+
+
+@dataclass(frozen=True, slots=True)
+class TypeRead:
+    """A name a type reads where nothing binds it."""
+
+    function: str
+    owner: str  # the parameter or binding the type annotates; "return" for the return type
+    name: str
+    span: Span
+    in_signature: bool  # a parameter's or the return type
+
+
+def unbound_type_reads(program: Program) -> Iterator[TypeRead]:
+    """Each name a type reads where it is not bound, once per function and name (`_undefined_names`
+    leaves types alone).  A signature's types are evaluated by Python itself when `pl.parse`
+    executes the `def` in the class body, where only the module's names (and the functions
+    defined so far) exist: anything else, a sibling parameter included, is a NameError.  A body's
+    types are read by PyPTO's parser, which makes a fresh dynamic dimension of a name it cannot
+    resolve, so a type reading a name no earlier statement binds no longer names that value."""
+    layout = program.layout
+    module = set(program.dynamic_dims) | (set(layout.module_names) if layout is not None else set())
+    module |= {fn.name for fn in program.functions}
+    for fn in program.functions:
+        if is_python_body(fn):
+            continue
+        seen: set[str] = set()
+        signature = [(p.name, p.type) for p in fn.params] + [("return", t) for t in fn.returns or ()]
+        for owner, t in signature:
+            for name, span in _unbound(t, module, seen):
+                yield TypeRead(fn.name, owner, name, span, True)
+        bound = module | {p.name for p in fn.params}
+        for stmt in walk_stmts(fn.body):
+            if isinstance(stmt, Assign) and stmt.type is not None:
+                for name, span in _unbound(stmt.type, bound, seen):
+                    yield TypeRead(fn.name, stmt.targets[0], name, span, False)
+            bound.update(_binds(stmt, program.prefix))
+
+
+def _unbound(t: Type, bound: set[str], seen: set[str]) -> Iterator[tuple[str, Span]]:
+    """The names `t` reads outside `bound` and not in `seen` (added to it), with where.  A
+    MemRef's base is no read: PyPTO's parser interns the allocation by its name."""
+    bases: set[int] = set()
+    for node in _nodes(t):
+        if isinstance(node, Call) and node.func.rsplit(".", 1)[-1] == "MemRef" and node.args:
+            bases.add(id(node.args[0]))
+        elif isinstance(node, (Name, Opaque)) and id(node) not in bases:
+            for name in [node.id] if isinstance(node, Name) else sorted(node.names):
+                if name not in bound and name not in seen:
+                    seen.add(name)
+                    yield name, node.span
 
 
 # ------------------------------------------------------------------ what the compiler refuses

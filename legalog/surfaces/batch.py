@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
     from multiprocessing.connection import Connection
 
+    from legalog.ir.model import Program
+
 Progress = Callable[[FileModel], None]
 # Seconds one file may take (`check --timeout`): far above any real dump (the 5 MB, 1,656-function
 # synthetic one takes well under a minute), low enough that a stuck file cannot hold a CI job.
@@ -67,9 +69,10 @@ def analyse_target(
     engine: str | None = None,
 ) -> FileModel:
     """One target to its report entry; never raises.  A passes_dump position is analysed by the
-    pass that runs there alone: its status, diagnostics, edits and SARIF fixes are that pass's.
-    `data`: the dump's bytes when already read (default: read from `target.path`); `engine`:
-    legalog.rules.engine's choice (default: $LEGALOG_ENGINE, else clingo)."""
+    pass that runs there alone: its status, diagnostics, edits and SARIF fixes are that pass's; a
+    `validate` target is its pair judged.  `data`: the dump's bytes when already read (default:
+    read from `target.path`); `engine`: legalog.rules.engine's choice (default: $LEGALOG_ENGINE,
+    else clingo)."""
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import analyze
@@ -79,6 +82,8 @@ def analyse_target(
     if data is None and Path(path).is_dir():  # a folder the search could not list
         return _error(target, f"cannot read folder: {_listing_error(path)}", 1, 1)
     try:
+        if target.before is not None:
+            return _validated(target, runtime, data, engine)
         try:
             program = parse_file(path) if data is None else parse_bytes(data, path)
         except ParseError as err:
@@ -92,6 +97,28 @@ def analyse_target(
         from legalog.surfaces.internal import internal_reason
 
         return _error(target, internal_reason(err), 1, 1, "INTERNAL")
+
+
+def _validated(target: Target, runtime: str, data: bytes | None, engine: str | None) -> FileModel:
+    """A `validate` pair to its entry: BEFORE read from its file, AFTER from `data` when given."""
+    from legalog.ir.errors import ParseError
+    from legalog.ir.parser import parse_bytes, parse_file
+    from legalog.pipeline import Validation, validate
+    from legalog.surfaces.entries import validation_model
+
+    assert target.before is not None
+    after = None if target.after_missing else target.path
+
+    def read(path: str) -> Program:
+        return parse_bytes(data, path) if data is not None and path == target.path else parse_file(path)
+
+    try:
+        before, program = read(target.before), None if after is None else read(after)
+    except ParseError as err:
+        judged = Validation.unreadable(target.role, err)
+    else:
+        judged = validate(before, program, target.role, target.before, after, runtime, engine)
+    return validation_model(judged, target.before, after, target.folder)
 
 
 def _listing_error(folder: str) -> str:

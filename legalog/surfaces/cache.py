@@ -130,15 +130,27 @@ def store(k: str, payload: Mapping[str, Any], root: Path | str | None = None) ->
 
 def key_options(target: Target, runtime: str, engine: str | None = None) -> dict[str, Any]:
     """What besides the dump's bytes decides a result: one entry per option (an engine, a config
-    hash: one line each).  A passes_dump position keeps only its pass's findings, hence the role."""
+    hash: one line each).  A passes_dump position keeps only its pass's findings, hence the role;
+    a `validate` pair's result depends on BEFORE's bytes too."""
     # the engine the analysis runs on (`engine`, else $LEGALOG_ENGINE as `check --engine` sets it)
-    return {
+    options: dict[str, Any] = {
         "runtime": runtime,
         "path": target.path,
         "folder": target.folder,
         "role": target.role,
         "engine": resolve_engine(engine),
     }
+    if target.before is not None:  # `validate`: the input judged against is part of the question
+        options |= {"before": target.before, "before_bytes": _digest_of(target.before)}
+        options |= {"after_missing": target.after_missing}
+    return options
+
+
+def _digest_of(path: str) -> str | None:
+    try:
+        return sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None  # unreadable: an `error` entry, which is never stored
 
 
 def cached(

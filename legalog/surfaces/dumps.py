@@ -16,22 +16,36 @@ Graph: no Simplify before MaterializeRuntimeScopes -> the dump just before it; n
 MaterializeRuntimeScopes -> the last Simplify; neither -> the newest dump.
 SPMD: no DeriveCallDirections -> the newest dump numbered before MaterializeRuntimeScopes
 (or the newest dump); DeriveCallDirections first -> that dump itself.
+
+`validate` reads a folder the other way round: where a pipeline ran one of the two passes, its
+`NN_after_<Pass>.py` is the pass's output (AFTER) and the dump just before it its input (BEFORE),
+or `NN_before_<Pass>.py` when the folder has one; a `before` with no `after` is a pass that left
+no output (`validation_targets`).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from legalog.analyzer.codes import PASS_TITLES
 from legalog.files import read_regular
 from legalog.ir.errors import ParseError
 
 Role = Literal["all", "graph", "spmd", "both"]
 DUMP_NAME = re.compile(r"^(?P<num>\d+)_(?:after_(?P<pass>\w+)|(?P<frontend>frontend))\.py$")
+# `validate`'s names: a passes_dump dump, or the `before` dump a pipeline may write for a pass
+PAIR_NAME = re.compile(r"^(?P<num>\d+)_(?:(?P<side>before|after)_(?P<pass>\w+)|frontend)\.py$")
+ValidatedPass = Literal["graph", "spmd"]
+# what a dump's name says of the pass it is the input or output of
+_PASS_MARKS: dict[ValidatedPass, tuple[str, ...]] = {
+    "graph": ("LegalizeGraphBoundary", "graph_input"),
+    "spmd": ("LegalizeSpmdLaunches", "spmd_input"),
+}
 GRAPH_ANCHOR, SPMD_ANCHOR, LAST_SIMPLIFY = "MaterializeRuntimeScopes", "DeriveCallDirections", "Simplify"
 
 
@@ -43,6 +57,10 @@ class Target:
     folder: str | None = None
     role: Role = "all"
     reason: str = ""
+    # `validate`: the pass input (BEFORE) that `path` (AFTER, of the pass `role`) is judged against;
+    # `path` is BEFORE itself when the pass left no AFTER (`after_missing`)
+    before: str | None = None
+    after_missing: bool = False
 
     @property
     def passes(self) -> tuple[str, ...]:
@@ -54,6 +72,11 @@ class Target:
         return (self.path, None) if self.folder is None else (self.folder, self.path)
 
     def describe(self) -> str:
+        if self.before is not None:
+            after = "no AFTER" if self.after_missing else Path(self.path).name
+            where = f"{self.folder}: " if self.folder is not None else ""
+            why = f" ({self.reason})" if self.reason else ""
+            return f"{where}{PASS_TITLES.get(self.role, self.role)}: {after} against {Path(self.before).name}{why}"
         what = {
             "graph": "Graph boundaries",
             "spmd": "SPMD launches",
@@ -182,6 +205,83 @@ def _once(targets: Iterable[Target]) -> list[Target]:
             seen.add(key)
             out.append(t)
     return out
+
+
+# ------------------------------------------------------------------------------- validate
+
+
+def pass_of(*paths: str | None) -> ValidatedPass | None:
+    """The pass a pair of dumps is the input and output of, as their names say it
+    (`NN_after_LegalizeGraphBoundary.py`, `x.graph_input.py`, ...); None when they say none, or
+    two."""
+    said = {
+        name
+        for path in paths
+        if path is not None
+        for name, marks in _PASS_MARKS.items()
+        if any(mark in Path(path).name for mark in marks)
+    }
+    return said.pop() if len(said) == 1 else None
+
+
+def validation_targets(folder: Path, passes: Iterable[ValidatedPass] = ("graph", "spmd")) -> list[Target]:
+    """The BEFORE/AFTER pairs of one passes_dump folder, for the passes named (as `pass_of` names
+    them), each pass's every run in pipeline order."""
+    dumps = []
+    for path in folder.iterdir() if folder.is_dir() else ():
+        if path.is_file() and (m := PAIR_NAME.match(path.name)):
+            dumps.append((int(m["num"]), m["side"] or "after", m["pass"] or "frontend", path))
+    dumps.sort(key=lambda d: (d[0], d[1] == "after", d[3].name))
+    targets = []
+    for role in passes:
+        title = PASS_TITLES[role]
+        befores = [d for d in dumps if d[1] == "before" and d[2] == title]
+        afters = [d for d in dumps if d[1] == "after" and d[2] == title]
+        for number, _, _, after in afters:
+            mine = [d for d in befores if d[0] <= number]
+            if mine:
+                before, why = mine[-1][3], f"{mine[-1][3].name} is the pass's input"
+                befores.remove(mine[-1])
+            elif earlier := [d for d in dumps if d[0] < number and d[1] == "after"]:
+                before, why = earlier[-1][3], "the dump just before it"
+            else:
+                continue  # nothing precedes it: no input to judge it against
+            targets.append(Target(str(after), str(folder), role, why, before=str(before)))
+        for _, _, _, before in befores:  # a pass that wrote its input and no output
+            why = "the pass left no AFTER"
+            targets.append(Target(str(before), str(folder), role, why, str(before), True))
+    return targets
+
+
+def validation_plan(paths: Sequence[str], pass_name: ValidatedPass | None = None) -> list[Target]:
+    """`validate`'s targets: BEFORE and AFTER (two dump files, the pass from `pass_name` or their
+    names), or every pair in the passes_dump folders under each of `paths` (of `pass_name`
+    only, when given).  Raises ValueError, saying what to give instead, when there is nothing to
+    validate."""
+    if len(paths) == 2 and not any(Path(p).is_dir() for p in paths):
+        before, after = paths
+        role = pass_name or pass_of(after, before)
+        if role is None:
+            raise ValueError(
+                f"cannot tell from the names {Path(before).name} and {Path(after).name} which pass AFTER is the "
+                "output of: give --pass graph (LegalizeGraphBoundary) or --pass spmd (LegalizeSpmdLaunches)"
+            )
+        return [Target(after, None, role, before=before)]
+    if not all(Path(p).is_dir() for p in paths):
+        raise ValueError("give BEFORE AFTER (two dumps), or passes_dump folders (every pair in them)")
+    passes: tuple[ValidatedPass, ...] = (pass_name,) if pass_name else ("graph", "spmd")
+    targets = [
+        t
+        for root in paths
+        for folder in sorted({Path(root), *(Path(f) for f, _, _ in os.walk(root))})
+        for t in validation_targets(folder, passes)
+    ]
+    if not targets:
+        raise ValueError(
+            f"no pass output under {', '.join(paths)}: a passes_dump folder holds NN_after_"
+            f"{' or NN_after_'.join(PASS_TITLES[p] for p in passes)}.py where the pipeline ran the pass"
+        )
+    return targets
 
 
 # ------------------------------------------------------------------------- PyPTO programs

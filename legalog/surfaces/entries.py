@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from legalog.analyzer.codes import CODES
+from legalog.analyzer.codes import CODES, PASS_TITLES
 from legalog.analyzer.diagnostics import Diagnostic
 from legalog.analyzer.findings import KeptValue
 from legalog.analyzer.graph import GraphDecision, plain_name, plain_text
 from legalog.ir.printer import print_expr
-from legalog.pipeline import Analysis
+from legalog.pipeline import Analysis, Validation
 from legalog.surfaces.edits import fix_functions, function_edits
 from legalog.surfaces.report import (
     DiagnosticModel,
@@ -22,6 +22,7 @@ from legalog.surfaces.report import (
     HoistedView,
     KeptModel,
     LaunchModel,
+    PairModel,
     RemovedAlias,
 )
 
@@ -133,4 +134,17 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
         graphs=graphs,
         launches=[LaunchModel(**launch.to_json()) for launch in analysis.launches],  # type: ignore[arg-type]
         used_dump=used_dump,
+    )
+
+
+def validation_model(v: Validation, before: str, after: str | None, folder: str | None = None) -> FileModel:
+    """A `validate` entry: reported as the file its findings are located in (in a passes_dump
+    folder: the folder, that file its `used_dump`), with the pair it judged."""
+    where = v.path or after or before
+    return FileModel(
+        path=folder or where,
+        status=v.status,
+        diagnostics=[diagnostic_model(d) for d in v.diagnostics],
+        used_dump=where if folder is not None else None,
+        pair=PairModel(pass_name=PASS_TITLES[v.pass_name], before=before, after=after),
     )

@@ -209,6 +209,17 @@ class EditModel(_Model):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PairModel(_Model):
+    """What a `validate` entry judged: a pass's output against legalog's run of it on the input."""
+
+    pass_name: Literal["LegalizeGraphBoundary", "LegalizeSpmdLaunches"] = _described(
+        "the pass AFTER is the output of"
+    )
+    before: str = _described("the pass's input (BEFORE)")
+    after: str | None = _described("the pass's output (AFTER); null when the pass left none")
+
+
+@dataclass(frozen=True, kw_only=True)
 class FileModel(_Model):
     path: str
     status: Status
@@ -223,6 +234,12 @@ class FileModel(_Model):
         "the codes whose diagnostics the configuration or --select/--ignore hid from "
         "this entry (its status is the analysis's, unchanged)",
         factory=list,
+    )
+    pair: PairModel | None = _described(
+        "for `legalog validate`: the pair judged.  The entry's status is then legalog's own verdict on "
+        "BEFORE with that pass alone (what the pass should have done), and its diagnostics the TV5xx "
+        "findings, located in AFTER (in BEFORE when the pass left no AFTER)",
+        None,
     )
 
 

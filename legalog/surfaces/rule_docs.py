@@ -4,8 +4,11 @@ The meaning, the runtime's reason and what to do come from `legalog.analyzer.cod
 adds a before/after in printed IR.  Each is a whole dump, `rule_examples/<CODE>.before.txt` and
 `.after.txt` (package data), of which the user is shown only the region between `# rule-doc: begin`
 and `# rule-doc: end`; tests/surfaces/test_rule_examples.py analyses both, so the before must report
-the code at a shown line and the after must not.  The same text is `legalog rule`'s output,
-SARIF's rule `help`, and docs/codes.md's code table (`readme_table`; a test holds docs/codes.md to it).
+the code at a shown line and the after must not.  A `validate` code (TV5xx) judges a pass's output
+against its input, so its example has a third dump, `<CODE>.input.txt` (the pass's input, naming the
+pass in a `# rule-doc: pass graph|spmd` line), and its before and after are two outputs of that pass.
+The same text is `legalog rule`'s output, SARIF's rule `help`, and docs/codes.md's code table
+(`readme_table`; a test holds docs/codes.md to it).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ DIRECTIVE = "# rule-doc:"
 class Example:
     before: str
     after: str
+    input: str | None = None  # a `validate` code's: the pass's input, of which before and after are outputs
 
 
 # codes whose before/after is not a program: their tests say why (tests/surfaces/test_rule_examples.py)
@@ -42,11 +46,23 @@ TEXT_EXAMPLES: dict[str, Example] = {
         "legalog check --timeout 5 huge_dump.py",
         "legalog check --timeout 600 huge_dump.py   # or --timeout 0: no limit",
     ),
+    "TV531": Example(
+        "passes_dump/45_after_Simplify.py                  # legalog check: GB112, a launch under a runtime loop\n"
+        "passes_dump/46_after_LegalizeGraphBoundary.py     # the pass wrote an output anyway",
+        "passes_dump/45_after_Simplify.py                  # the pass raised: no 46_after_LegalizeGraphBoundary.py",
+    ),
+    "TV532": Example(
+        "passes_dump/45_before_LegalizeGraphBoundary.py    # legalog check: rewritten (Step A hoists `base`)\n"
+        "                                                  # the pass raised: no 46_after_LegalizeGraphBoundary.py",
+        "passes_dump/45_before_LegalizeGraphBoundary.py\n"
+        "passes_dump/46_after_LegalizeGraphBoundary.py     # the pass's output, `base` a new parameter",
+    ),
 }
 
 
 def example_path(code: str, side: str) -> Path:
-    """`rule_examples/<CODE>.before.txt` or `.after.txt`: a whole dump the examples' test analyses."""
+    """`rule_examples/<CODE>.before.txt`, `.after.txt` or `.input.txt`: a whole dump the examples'
+    test analyses."""
     return EXAMPLES_DIR / f"{code}.{side}.txt"
 
 
@@ -58,7 +74,8 @@ def example(code: str) -> Example:
     before, after = (
         shown(example_path(code, side).read_text(encoding="utf-8")) for side in ("before", "after")
     )
-    return Example(before, after)
+    source = example_path(code, "input")
+    return Example(before, after, shown(source.read_text(encoding="utf-8")) if source.exists() else None)
 
 
 def shown_lines(text: str) -> list[tuple[int, str]]:
@@ -109,9 +126,10 @@ def rule_text(code: str) -> str:
             f"Why the runtime cares: {info.note}.",
             f"What to do instead: {info.help}.",
             "",
-            "Before:",
+            *(["The pass's input (BEFORE):", _indent(pair.input)] if pair.input is not None else []),
+            "Before:" if pair.input is None else "Before (an output `validate` reports):",
             _indent(pair.before),
-            "After:",
+            "After:" if pair.input is None else "After (an output it accepts):",
             _indent(pair.after),
         ]
     )
@@ -121,9 +139,12 @@ def rule_markdown(code: str) -> str:
     """The same documentation for SARIF's `help.markdown`."""
     info = CODES[code]
     pair = example(code)
+    source = (
+        "" if pair.input is None else f"**The pass's input:**\n\n```python\n{pair.input.rstrip()}\n```\n\n"
+    )
     return (
         f"**{info.code}** ({info.name}): {info.title}.\n\n**Why the runtime cares:** {info.note}.\n\n"
-        f"**What to do instead:** {info.help}.\n\n**Before:**\n\n```python\n{pair.before.rstrip()}\n```\n\n"
+        f"**What to do instead:** {info.help}.\n\n{source}**Before:**\n\n```python\n{pair.before.rstrip()}\n```\n\n"
         f"**After:**\n\n```python\n{pair.after.rstrip()}\n```\n"
     )
 

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from legalog.analyzer.structural import structurally_equal
 from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.pipeline import Analysis, analyze
 from tests.conftest import REFERENCE
-from tests.reference.structural import structurally_equal
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
 

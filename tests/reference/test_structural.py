@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from legalog.analyzer.structural import structurally_equal
 from legalog.ir.parser import parse
-from tests.reference.structural import structurally_equal
 
 T = "pl.Tensor[[64], pl.FP32]"
 

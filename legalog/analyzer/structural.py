@@ -6,11 +6,16 @@ local of one program matches the one bound at the same position in the other, wh
 (parameters first, then the body in order), leaves free names (dynamic dimensions, globals) and
 function names alone, and drops what takes no part in equality (spans, comments, the source
 layout).  Two programs are structurally equal exactly when their canonical forms are equal.
+
+`canon(node, names)` is the same form for one node under a given correspondence of names (what
+`legalog validate` uses to find the first statement where two functions part), and `shape(node)`
+the form with every name erased (what lines statements up before any name is matched).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
@@ -26,12 +31,13 @@ def binding_order(function: Function) -> list[str]:
     """Every name the function binds, once each, in the order it is first bound."""
     order: dict[str, None] = dict.fromkeys(p.name for p in function.params)
     for stmt in walk_stmts(function.body):
-        for name in _bound_by(stmt):
+        for name in bound_by(stmt):
             order.setdefault(name)
     return list(order)
 
 
-def _bound_by(stmt: Stmt) -> list[str]:
+def bound_by(stmt: Stmt) -> list[str]:
+    """The names one statement binds itself (not its nested bodies), in order."""
     names: list[str] = []
     for attr in _BINDING_FIELDS:
         value = getattr(stmt, attr, None)
@@ -52,11 +58,12 @@ _NAMED_FIELDS = {
 }
 
 
-def _canon(node: Any, names: dict[str, str]) -> Any:
+def canon(node: Any, names: Mapping[str, str]) -> Any:
+    """`node`'s comparable form, each variable spelled as `names` maps it (unmapped: as is)."""
     if isinstance(node, tuple):
         # `pass` is Python's syntax for an empty body; PyPTO's IR has no such statement.
         return tuple(
-            _canon(item, names) for item in node if not (isinstance(item, Jump) and item.kind == "pass")
+            canon(item, names) for item in node if not (isinstance(item, Jump) and item.kind == "pass")
         )
     if isinstance(node, Opaque):
         text = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: names.get(m.group(0), m.group(0)), node.text)
@@ -70,7 +77,7 @@ def _canon(node: Any, names: dict[str, str]) -> Any:
         if f.name in _NOT_COMPARED:
             continue
         value = getattr(node, f.name)
-        out.append(_rename(value, names) if f.name in renamed else _canon(value, names))
+        out.append(_rename(value, names) if f.name in renamed else canon(value, names))
     return tuple(out)
 
 
@@ -99,7 +106,7 @@ def _is_memref(e: Any) -> bool:
     return isinstance(e, Call) and e.func.rsplit(".", 1)[-1] == "MemRef"
 
 
-def _rename(value: Any, names: dict[str, str]) -> Any:
+def _rename(value: Any, names: Mapping[str, str]) -> Any:
     if isinstance(value, str):
         return names.get(value, value)
     if isinstance(value, tuple):
@@ -107,9 +114,30 @@ def _rename(value: Any, names: dict[str, str]) -> Any:
     return value
 
 
+class _Erased(Mapping[str, str]):
+    """Every name spelled `_`."""
+
+    def __getitem__(self, key: str) -> str:
+        return "_"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_ERASED = _Erased()
+
+
+def shape(node: Any) -> Any:
+    """`node`'s comparable form with every name erased: what is left when nothing is matched yet."""
+    return canon(node, _ERASED)
+
+
 def canonical_function(function: Function) -> Any:
     names = {name: f"%{i}" for i, name in enumerate(binding_order(function))}
-    return _canon(function, names)
+    return canon(function, names)
 
 
 def canonical(program: Program) -> dict[str, Any]:
