@@ -445,7 +445,13 @@ def _binds(stmt: Stmt, prefix: str) -> Iterator[str]:
 
 # ------------------------------------------------------------------ what the compiler refuses
 
-_REFUSAL_CODES = {"jump": "IR407", "async": "IR408", "yield": "IR408", "compile": "IR409"}
+_REFUSAL_CODES = {
+    "jump": "IR407",
+    "async": "IR408",
+    "yield": "IR408",
+    "coroutine": "IR408",
+    "compile": "IR409",
+}
 # what the compiler refuses that another code already says, at the same place
 _SAID_ELSEWHERE = ("duplicate argument",)  # IR403
 
@@ -461,9 +467,13 @@ def _refused(program: Program) -> Iterator[Diagnostic]:
         line = refusal.span.line
         fn = next((f.name for f in program.functions if f.span.line <= line <= f.span.end_line), None)
         where = f"in `{fn}`" if fn is not None else "in the program"
-        yield _at(
-            _REFUSAL_CODES[refusal.kind], refusal.span, f"Python refuses this {where}: {refusal.message}", fn
+        # an `async def` Python compiles: what refuses it is PyPTO's parser, and the message says so
+        said = (
+            refusal.message
+            if refusal.kind == "coroutine"
+            else f"Python refuses this {where}: {refusal.message}"
         )
+        yield _at(_REFUSAL_CODES[refusal.kind], refusal.span, said, fn)
 
 
 def _header(program: Program) -> Iterator[Diagnostic]:

@@ -97,6 +97,14 @@ BAD_INPUTS = {
         "invalid Python syntax",
     ),
     "not-a-program": ("import os\nprint('hello')\n", "not a PyPTO program"),
+    "program-name": (
+        _program("pass").replace("@pl.program\n", '@pl.program(name="P")\n'),
+        "`@pl.program(name=...)`",
+    ),
+    "program-positional": (
+        _program("pass").replace("@pl.program\n", "@pl.program(P)\n"),
+        "`@pl.program(...)`",
+    ),
     "no-functions": (
         "import pypto.language as pl\n@pl.program\nclass P:\n    x = 1\n",
         "no `@pl.function` method",
@@ -123,6 +131,12 @@ def test_bad_input_is_a_located_parse_error(name: str) -> None:
     assert reason in err.reason, err.reason
     assert err.path == f"{name}.py" and err.line >= 1 and err.col >= 1
     assert str(err).startswith(f"{name}.py:{err.line}:{err.col}: ")
+
+
+def test_a_program_decorator_called_with_strict_ssa_or_nothing_is_a_program() -> None:
+    for spelling in ("@pl.program()", "@pl.program(strict_ssa=True)"):
+        program = parse(_program("pass").replace("@pl.program\n", spelling + "\n"))
+        assert program.name == "P" and [f.name for f in program.functions] == ["main"], spelling
 
 
 def test_binary_bytes_are_a_parse_error(tmp_path) -> None:
