@@ -151,6 +151,14 @@ CODES: dict[str, CodeInfo] = {
             "warning",
         ),
         CodeInfo(
+            "IR415",
+            "program-defined-again",
+            "the dump defines a program of the same name more than once (dumps concatenated)",
+            "keep one program per dump: delete the earlier copies, or split the file",
+            "PyPTO's `pl.parse` runs the text, so a later class of a name replaces an earlier one and only the last program is compiled; the earlier ones are ignored, whatever they say",
+            "warning",
+        ),
+        CodeInfo(
             "IR410",
             "header-name-mismatch",
             "the `# pypto.program:` header names another program than the class",

@@ -12,7 +12,8 @@ rather than silently left in place.  What Python's own compiler refuses (`break`
 generator) PyPTO's parser refuses too: IR407-IR409, at the line the compiler names.  A launch's
 `core_num` that is not an integer expression (`core_num=2.5`) is SP304: no block count to prove.
 A `# pypto.program:` header naming another program than the class is a warning (IR410): the class
-is the name PyPTO reads, and the header is kept as written.
+is the name PyPTO reads, and the header is kept as written.  So is a program defined again in
+the same text (IR415): the last one is the program, as `pl.parse` returns it.
 
 Any error here stops the analysis before the rules run (`pipeline.analyze`).
 """
@@ -83,6 +84,7 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
         *_undefined_names(program),
         *_refused(program),
         *_header(program),
+        *_shadowed(program),
         *_core_nums(program, bodies),
     ]
     return sorted(found, key=lambda d: d.sort_key)
@@ -484,6 +486,21 @@ def _header(program: Program) -> Iterator[Diagnostic]:
             f"the `# pypto.program: {named}` header names another program than the class "
             f"`{program.name}`; the class's name is kept",
             1,
+            1,
+        )
+
+
+def _shadowed(program: Program) -> Iterator[Diagnostic]:
+    """An earlier program of the same name (two dumps concatenated): a warning at it, since the
+    program analysed is the last one, as PyPTO's `pl.parse` returns it."""
+    lines = program.layout.shadowed if program.layout is not None else ()
+    for line in lines:
+        yield diagnostic(
+            "IR415",
+            f"program `{program.name}` is defined again further down: PyPTO's `pl.parse` runs the "
+            "text and keeps the last class of a name, so this one is ignored and the last one is "
+            "analysed",
+            line,
             1,
         )
 

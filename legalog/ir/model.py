@@ -375,6 +375,9 @@ class SourceLayout:
     # what the module binds beside the program class (imports, dimensions, constants): a body
     # may read them, as PyPTO's parser resolves a name it does not bind from the module
     module_names: frozenset[str] = frozenset()
+    # the `class` lines of earlier programs of the program's name (two dumps concatenated): PyPTO's
+    # `pl.parse` keeps the last class of a name, and so does the reader (IR415 says so)
+    shadowed: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

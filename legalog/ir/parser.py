@@ -242,14 +242,10 @@ class _Reader:
         classes = [n for n in module.body if isinstance(n, ast.ClassDef) and self._program_decorator(n)]
         if not classes:
             raise self.error("not a PyPTO program: no `@pl.program` class (is this an IR dump?)")
-        if len(classes) > 1:
-            raise self.error("more than one `@pl.program` class in one dump", classes[1])
         self.prefix = self._import_prefix(module)
-        cls = classes[0]
+        cls = self._the_program(classes)
         dims = tuple(d for n in module.body if (d := self._dynamic_dim(n)) is not None)
-        methods = [n for n in cls.body if isinstance(n, _METHODS) and self._is_function(n)]
-        if not methods:
-            raise self.error(f"program `{cls.name}` has no `@{self.prefix}.function` method", cls)
+        methods = self._methods(cls)
         spans = tuple(self._function_span(m) for m in methods)
         known = reuse or {}
         functions = tuple(
@@ -261,11 +257,47 @@ class _Reader:
         # The class is the program's name, as PyPTO's parser takes it; a header that says otherwise
         # is kept as written and reported (IR410), never a reason to rename the class.
         header_name = header.group("name") if header else None
-        refusals = _refusals(module, methods, self.text) if reuse is None else ()
+        earlier = classes[:-1]
+        refused = [m for c in earlier for m in self._methods(c)] + methods
+        refusals = _refusals(module, refused, self.text) if reuse is None else ()
         layout = SourceLayout(
-            self.text, spans, functions, indent, step, newline, header_name, refusals, _module_names(module)
+            self.text,
+            spans,
+            functions,
+            indent,
+            step,
+            newline,
+            header_name,
+            refusals,
+            _module_names(module),
+            tuple(c.lineno for c in earlier),
         )
         return Program(cls.name, self.prefix, dims, functions, layout)
+
+    def _the_program(self, classes: list[ast.ClassDef]) -> ast.ClassDef:
+        """The program PyPTO's `pl.parse` returns for the text: it runs the text, so a second class
+        of one name rebinds the name and the last one is the program (each one is still parsed,
+        and one PyPTO cannot read fails the whole text); two names are two programs, which
+        `pl.parse` refuses ("Multiple functions/programs found")."""
+        last = classes[-1]
+        other = next((c for c in classes if c.name != last.name), None)
+        if other is not None:
+            raise self.error(
+                f"two programs in one dump, `{other.name}` (line {other.lineno}) and `{last.name}` "
+                f"(line {last.lineno}): PyPTO's `pl.parse` refuses a text holding more than one "
+                "program; give each its own dump",
+                last,
+            )
+        for earlier in classes[:-1]:
+            for method in self._methods(earlier):
+                self.function(method)  # read, as PyPTO's decorator parses every class it runs
+        return last
+
+    def _methods(self, cls: ast.ClassDef) -> list[_Method]:
+        methods = [n for n in cls.body if isinstance(n, _METHODS) and self._is_function(n)]
+        if not methods:
+            raise self.error(f"program `{cls.name}` has no `@{self.prefix}.function` method", cls)
+        return methods
 
     def _program_decorator(self, node: ast.ClassDef) -> bool:
         """Whether a class is decorated `@pl.program`, `@pl.program()` or

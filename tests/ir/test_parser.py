@@ -139,6 +139,29 @@ def test_a_program_decorator_called_with_strict_ssa_or_nothing_is_a_program() ->
         assert program.name == "P" and [f.name for f in program.functions] == ["main"], spelling
 
 
+def test_two_programs_of_one_name_read_as_pl_parse_reads_them_the_last() -> None:
+    """PyPTO's `pl.parse` executes the text: a second class of one name rebinds it, and the
+    last program is the one it returns."""
+    first = _program("x: pl.Scalar[pl.INDEX] = 1")
+    second = _program("y: pl.Scalar[pl.INDEX] = 2").replace(
+        "# pypto.program: P\nimport pypto.language as pl\n", ""
+    )
+    program = parse(first + second)
+    (main,) = program.functions
+    assert isinstance(main.body[0], Assign) and main.body[0].targets == ("y",)
+    assert program.layout is not None and program.layout.shadowed == (5,)
+
+
+def test_two_programs_of_different_names_are_refused_naming_both() -> None:
+    """`pl.parse` refuses a text holding two programs ("Multiple functions/programs found")."""
+    text = _program("pass") + _program("pass").replace("class P:", "class Q:")
+    with pytest.raises(ParseError) as caught:
+        parse(text, "two.py")
+    reason = caught.value.reason
+    assert "`P`" in reason and "`Q`" in reason and "pl.parse" in reason, reason
+    assert caught.value.line == 13
+
+
 def test_binary_bytes_are_a_parse_error(tmp_path) -> None:
     path = tmp_path / "binary.py"
     path.write_bytes(b"# pypto.program: P\n\xff\xfe\x00garbage")

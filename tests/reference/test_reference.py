@@ -76,12 +76,6 @@ KNOWN: dict[str, int] = {
 
 # Differences that are readings, each with what decides it.  `status` is legalog's status.
 READINGS: dict[str, tuple[str, str]] = {
-    "m0043__a03_derive_chain.graph_input__concat_dumps": (
-        "error",
-        "two concatenated dumps: PyPTO's pl.parse executes the text and keeps the last class; "
-        "CONTRACT.md: a dump is one printed program, and a bad input gets a diagnostic (PARSE) "
-        "rather than a silent choice of one of the programs",
-    ),
     "m0635__a03_derive_chain.graph_input__wrap_loop": (
         "rejected",
         "statements moved into a loop rebind a name inside a Graph: the rewrite cannot name the "
