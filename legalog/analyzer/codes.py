@@ -151,6 +151,13 @@ CODES: dict[str, CodeInfo] = {
             "warning",
         ),
         CodeInfo(
+            "IR414",
+            "branch-yield-mismatch",
+            "an `if` yields results in one branch that its other branch does not yield the same way",
+            "yield the same names from both branches, in the same order (`r = pl.yield_(v)` in the then branch and `r = pl.yield_(w)` in an `else`), or yield nothing and rebind nothing",
+            "PyPTO's parser gives the `if` every result either branch yields, so a path without that yield leaves them unset: its SSA verifier reports the missing yield and orchestration codegen refuses the `if`",
+        ),
+        CodeInfo(
             "IR415",
             "program-defined-again",
             "the dump defines a program of the same name more than once (dumps concatenated)",

@@ -81,6 +81,7 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
         *_unannotated(program),
         *_python_loops(program),
         *_loop_carries(program),
+        *_branch_yields(program),
         *_undefined_names(program),
         *_refused(program),
         *_header(program),
@@ -343,6 +344,39 @@ def _loop_carries(program: Program) -> Iterator[Diagnostic]:
             else:
                 continue
             yield _at("IR412", at, f"a loop in `{fn.name}`: {why}", fn.name)
+
+
+def _branch_yields(program: Program) -> Iterator[Diagnostic]:
+    """An `if` whose two branches do not yield the same results.  PyPTO's parser gives the `if`
+    every name a yield of either branch binds (its return values), so a branch that yields
+    other names, or none (no `else` at all), leaves them without a value on its path: its
+    SSAVerify reports MISSING_YIELD or YIELD_COUNT_MISMATCH, and orchestration codegen refuses
+    the `if`.  The parser itself accepts it; nothing after it can."""
+    prefix = program.prefix
+    for fn in program.functions:
+        if is_python_body(fn):
+            continue
+        for stmt in walk_stmts(fn.body):
+            if not isinstance(stmt, If):
+                continue
+            then, orelse = _yield_results(stmt.body, prefix), _yield_results(stmt.orelse, prefix)
+            if then == orelse:
+                continue
+            if not orelse or not then:
+                said = f"yields {_names(then or orelse)} from its {'then' if then else 'else'} branch only"
+            else:
+                said = f"yields {_names(then)} from its then branch but {_names(orelse)} from its else branch"
+            yield _at(
+                "IR414",
+                stmt.span,
+                f"an `if` in `{fn.name}` {said}: every result of an `if` needs a value on both paths",
+                fn.name,
+                (then or orelse)[0],
+            )
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
 
 
 def _loop_level(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
