@@ -270,15 +270,17 @@ def _inside(span: Span, outer: Span) -> bool:
 
 
 def _unannotated(program: Program) -> Iterator[Diagnostic]:
-    """A Graph binding without a type: Step A-C would need its type for the new parameter, and a
-    value the pass cannot type is a value it cannot judge.  Loop-carried merges (`a, b =
-    pl.yield_(...)`) carry their types on the loop and are not bindings of this kind."""
+    """A Graph binding without a type, where the pass needs one: Step A-C would need its type
+    for the new parameter, and a value the pass cannot type is a value it cannot judge.
+    Loop-carried merges (`a, b = pl.yield_(...)`) carry their types on the loop, and a launch's
+    results (`out, tid = pl.submit(...)`, which Python cannot annotate) are never hoisted and
+    take the callee's return types (and a TaskId): neither is a binding of this kind."""
     for fn in program.functions:
         if fn.type != "Graph":
             continue
         for stmt in walk_stmts(fn.body):
             if isinstance(stmt, Assign) and stmt.type is None:
-                if is_yield(stmt.value, program.prefix):
+                if is_yield(stmt.value, program.prefix) or _launches(stmt.value, program.prefix):
                     continue
                 names = ", ".join(f"`{t}`" for t in stmt.targets)
                 yield _at(
@@ -289,6 +291,10 @@ def _unannotated(program: Program) -> Iterator[Diagnostic]:
                     fn.name,
                     stmt.targets[0],
                 )
+
+
+def _launches(value: Expr, prefix: str) -> bool:
+    return isinstance(value, Call) and (call_target(value, prefix) or group_call(value)) is not None
 
 
 # ---------------------------------------------------------------------------- Python loops
