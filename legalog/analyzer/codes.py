@@ -408,6 +408,17 @@ CODES: dict[str, CodeInfo] = {
             relation="assert_rename_survives",
         ),
         CodeInfo(
+            "GB123",
+            "graph-call-in-expression",
+            "a call of a Graph the pass extends sits inside another expression",
+            "bind the Graph call to a name of its own first (`c_1 = self.layer(...)`, then use `c_1`), as PyPTO's FlattenCallExpr does before this pass",
+            "the hoisted values become new arguments of every call site, computed by statements just before the call; a call inside an argument, a condition, a loop bound or a yield has no place for them",
+            relation="graph_call_in_expression",
+            row="e:expr g",
+            subject="g",
+            message="this call of Graph function `{g}` sits inside another expression, so the pass cannot give it the arguments it hoists: bind the call to a name of its own first",
+        ),
+        CodeInfo(
             "GB201",
             "graph-scalar-hoisted",
             "a derived boundary scalar: hoisted to a trailing scalar parameter",
