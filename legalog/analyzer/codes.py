@@ -160,9 +160,9 @@ CODES: dict[str, CodeInfo] = {
         CodeInfo(
             "IR415",
             "program-defined-again",
-            "the dump defines a program of the same name more than once (dumps concatenated)",
-            "keep one program per dump: delete the earlier copies, or split the file",
-            "PyPTO's `pl.parse` runs the text, so a later class of a name replaces an earlier one and only the last program is compiled; the earlier ones are ignored, whatever they say",
+            "the dump holds identical copies of its program (dumps concatenated)",
+            "keep one copy of the program per dump (`legalog fix` writes it once)",
+            "PyPTO's `pl.parse` compiles one program of a name, finding its source by that name, so copies are harmless only while they are identical; copies that differ are refused (PARSE), since which one is compiled depends on the Python version",
             "warning",
         ),
         CodeInfo(

@@ -12,8 +12,8 @@ rather than silently left in place.  What Python's own compiler refuses (`break`
 generator) PyPTO's parser refuses too: IR407-IR409, at the line the compiler names.  A launch's
 `core_num` that is not an integer expression (`core_num=2.5`) is SP304: no block count to prove.
 A `# pypto.program:` header naming another program than the class is a warning (IR410): the class
-is the name PyPTO reads, and the header is kept as written.  So is a program defined again in
-the same text (IR415): the last one is the program, as `pl.parse` returns it.
+is the name PyPTO reads, and the header is kept as written.  So is an identical copy of the
+program in the same text (IR415): it is one program, read once and written once.
 
 Any error here stops the analysis before the rules run (`pipeline.analyze`).
 """
@@ -537,9 +537,9 @@ def _shadowed(program: Program) -> Iterator[Diagnostic]:
     for line in lines:
         yield diagnostic(
             "IR415",
-            f"program `{program.name}` is defined again further down: PyPTO's `pl.parse` runs the "
-            "text and keeps the last class of a name, so this one is ignored and the last one is "
-            "analysed",
+            f"program `{program.name}` is defined again, identically, further down (dumps "
+            "concatenated): it is one program to PyPTO's `pl.parse`, analysed once, and `fix` "
+            "writes it once",
             line,
             1,
         )

@@ -375,9 +375,11 @@ class SourceLayout:
     # what the module binds beside the program class (imports, dimensions, constants): a body
     # may read them, as PyPTO's parser resolves a name it does not bind from the module
     module_names: frozenset[str] = frozenset()
-    # the `class` lines of earlier programs of the program's name (two dumps concatenated): PyPTO's
-    # `pl.parse` keeps the last class of a name, and so does the reader (IR415 says so)
+    # earlier identical copies of the program (dumps concatenated): their `class` lines (IR415
+    # reports each) and the [start, end) of the text they fill, which a printed program leaves
+    # out, so that it holds the program once
     shadowed: tuple[int, ...] = ()
+    copies: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

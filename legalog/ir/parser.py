@@ -257,9 +257,10 @@ class _Reader:
         # The class is the program's name, as PyPTO's parser takes it; a header that says otherwise
         # is kept as written and reported (IR410), never a reason to rename the class.
         header_name = header.group("name") if header else None
+        # identical earlier copies (`_the_program`): reported (IR415) and never written again
         earlier = classes[:-1]
-        refused = [m for c in earlier for m in self._methods(c)] + methods
-        refusals = _refusals(module, refused, self.text) if reuse is None else ()
+        copies = (self._line_start(earlier[0]), self._line_start(cls)) if earlier else None
+        refusals = _refusals(module, methods, self.text) if reuse is None else ()
         layout = SourceLayout(
             self.text,
             spans,
@@ -271,14 +272,17 @@ class _Reader:
             refusals,
             _module_names(module),
             tuple(c.lineno for c in earlier),
+            copies,
         )
         return Program(cls.name, self.prefix, dims, functions, layout)
 
     def _the_program(self, classes: list[ast.ClassDef]) -> ast.ClassDef:
-        """The program PyPTO's `pl.parse` returns for the text: it runs the text, so a second class
-        of one name rebinds the name and the last one is the program (each one is still parsed,
-        and one PyPTO cannot read fails the whole text); two names are two programs, which
-        `pl.parse` refuses ("Multiple functions/programs found")."""
+        """The program PyPTO's `pl.parse` compiles from the text.  Two names are two programs,
+        which it refuses ("Multiple functions/programs found").  Copies of one program under one
+        name (dumps concatenated) are that program, whichever copy it reads: its decorator looks
+        a class's source up by name, which finds the first copy before Python 3.13 and the
+        class's own from 3.13 (`__firstlineno__`), and `pl.parse` returns the last.  So copies
+        that differ have no one meaning, and are refused saying so."""
         last = classes[-1]
         other = next((c for c in classes if c.name != last.name), None)
         if other is not None:
@@ -288,10 +292,19 @@ class _Reader:
                 "program; give each its own dump",
                 last,
             )
-        for earlier in classes[:-1]:
-            for method in self._methods(earlier):
-                self.function(method)  # read, as PyPTO's decorator parses every class it runs
+        differing = next((c for c in classes[:-1] if self._class_text(c) != self._class_text(last)), None)
+        if differing is not None:
+            raise self.error(
+                f"two different programs named `{last.name}` (lines {differing.lineno} and "
+                f"{last.lineno}): PyPTO's `pl.parse` finds a class's source by its name, so which "
+                "one it compiles depends on the Python it runs on (the first before 3.13, the last "
+                "from 3.13); keep one program per dump",
+                last,
+            )
         return last
+
+    def _class_text(self, cls: ast.ClassDef) -> str:
+        return self.text[self._line_start(cls) : self.line_starts[cls.end_lineno or cls.lineno]]
 
     def _methods(self, cls: ast.ClassDef) -> list[_Method]:
         methods = [n for n in cls.body if isinstance(n, _METHODS) and self._is_function(n)]
@@ -368,7 +381,10 @@ class _Reader:
     def _function_span(self, node: _Method) -> tuple[int, int]:
         return self.line_starts[self._first_line(node) - 1], self.line_starts[node.end_lineno or node.lineno]
 
-    def _first_line(self, node: _Method) -> int:
+    def _line_start(self, node: _Method | ast.ClassDef) -> int:
+        return self.line_starts[self._first_line(node) - 1]
+
+    def _first_line(self, node: _Method | ast.ClassDef) -> int:
         """The line of the `@` of a method's first decorator (or of its `def`).  `ast` places a
         decorator at its expression, which need not share the `@`'s line (`@ \\` then a newline, or
         `@(` ... `)` across lines); a decorator's `@` always begins its line, so the first line at

@@ -139,17 +139,23 @@ def test_a_program_decorator_called_with_strict_ssa_or_nothing_is_a_program() ->
         assert program.name == "P" and [f.name for f in program.functions] == ["main"], spelling
 
 
-def test_two_programs_of_one_name_read_as_pl_parse_reads_them_the_last() -> None:
-    """PyPTO's `pl.parse` executes the text: a second class of one name rebinds it, and the
-    last program is the one it returns."""
-    first = _program("x: pl.Scalar[pl.INDEX] = 1")
-    second = _program("y: pl.Scalar[pl.INDEX] = 2").replace(
-        "# pypto.program: P\nimport pypto.language as pl\n", ""
-    )
-    program = parse(first + second)
-    (main,) = program.functions
-    assert isinstance(main.body[0], Assign) and main.body[0].targets == ("y",)
+def test_copies_of_one_program_are_that_program_printed_once() -> None:
+    """Dumps concatenated: `pl.parse` compiles the one program whichever copy it reads, and a
+    printed program holds it once (the earlier copy's text is left out)."""
+    one = _program("x: pl.Scalar[pl.INDEX] = 1")
+    program = parse(one + one)
+    assert [f.name for f in program.functions] == ["main"]
     assert program.layout is not None and program.layout.shadowed == (5,)
+    assert print_program(program) == one
+
+
+def test_two_different_programs_of_one_name_are_refused_saying_why() -> None:
+    """PyPTO's decorator finds a class's source by name: the first copy before Python 3.13, the
+    class's own from 3.13; so the program `pl.parse` compiles depends on the Python."""
+    text = _program("x: pl.Scalar[pl.INDEX] = 1") + _program("y: pl.Scalar[pl.INDEX] = 2")
+    with pytest.raises(ParseError) as caught:
+        parse(text, "two.py")
+    assert "3.13" in caught.value.reason and caught.value.line == 13, caught.value.reason
 
 
 def test_two_programs_of_different_names_are_refused_naming_both() -> None:

@@ -1,8 +1,7 @@
 # pypto.program: DefinedAgain
-# expect-status: legal
-# IR415: two programs of one name in one dump (two dumps concatenated). PyPTO's pl.parse runs the text
-# and keeps the last class of a name, so the second program is the one analysed: its Graph needs no
-# hoist, while the first one's (a derived offset) would have been rewritten.
+# expect-status: rewritten
+# IR415: two identical copies of one program (dumps concatenated). PyPTO's pl.parse compiles that one
+# program whichever copy its decorator finds; legalog analyses it once and `fix` writes it once.
 import pypto.language as pl
 
 # expect: IR415
@@ -34,7 +33,8 @@ class DefinedAgain:
         return c
     @pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
     def layer(self, w: pl.Tensor[[512, 128], pl.FP32], c: pl.InOut[pl.Tensor[[128, 128], pl.FP32]], idx: pl.Scalar[pl.INDEX]) -> pl.Tensor[[128, 128], pl.FP32]:
-        c_1: pl.Tensor[[128, 128], pl.FP32] = self.kload(w, idx, c, attrs={"arg_directions": [pl.adir.input, pl.adir.scalar, pl.adir.inout]})
+        base: pl.Scalar[pl.INDEX] = idx * 128
+        c_1: pl.Tensor[[128, 128], pl.FP32] = self.kload(w, base, c, attrs={"arg_directions": [pl.adir.input, pl.adir.scalar, pl.adir.inout]})
         return c_1
     @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
     def main(self, w: pl.Tensor[[512, 128], pl.FP32], c: pl.InOut[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
