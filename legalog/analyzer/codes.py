@@ -410,13 +410,13 @@ CODES: dict[str, CodeInfo] = {
         CodeInfo(
             "GB123",
             "graph-call-in-expression",
-            "a call of a Graph the pass extends sits inside another expression",
-            "bind the Graph call to a name of its own first (`c_1 = self.layer(...)`, then use `c_1`), as PyPTO's FlattenCallExpr does before this pass",
-            "the hoisted values become new arguments of every call site, computed by statements just before the call; a call inside an argument, a condition, a loop bound or a yield has no place for them",
+            "a call of a Graph the pass extends is not a flat call statement: it sits inside another expression, or holds a call among its arguments",
+            "bind each call to a name of its own first (`c_1 = self.post(c)`, then `c_2 = self.layer(w, c_1)`), as PyPTO's FlattenCallExpr does before this pass",
+            "the hoisted values become new arguments of every call site, computed from the call's arguments by statements just before it: a call inside an argument, a condition, a loop bound or a yield has no place for them, and a call among the arguments would run again in them",
             relation="graph_call_in_expression",
             row="e:expr g",
             subject="g",
-            message="this call of Graph function `{g}` sits inside another expression, so the pass cannot give it the arguments it hoists: bind the call to a name of its own first",
+            message="this call of Graph function `{g}` is not a flat call statement (it sits inside another expression, or holds a call among its arguments), so the pass cannot give it the arguments it hoists: bind each call to a name of its own first",
         ),
         CodeInfo(
             "GB201",

@@ -1,9 +1,11 @@
 # pypto.program: GraphCallInExpression
 # expect-status: rejected
 # GB123: the Graph's call sites need a new argument (the hoisted `base`), computed just before the call,
-# but two of them sit inside another expression (a kernel call's argument, a yield's value): the pass
-# rewrites a call bound by a statement of its own, as it is after PyPTO's FlattenCallExpr. Refused up
-# front with what to do, not left for the verifier to report as a missing argument (GB115).
+# but two of them sit inside another expression (a kernel call's argument, a yield's value) and one
+# holds a kernel call among its arguments (a hoist reading that argument would run `post` again): the
+# pass rewrites flat call statements, as every call is after PyPTO's FlattenCallExpr. Refused up front
+# with what to do, not left for the verifier to report as a missing argument (GB115). The last call is
+# flat, and is not reported.
 import pypto.language as pl
 
 @pl.program
@@ -30,5 +32,7 @@ class GraphCallInExpression:
         for i, (c_it,) in pl.range(4, init_values=(c_1,)):
             # expect: GB123
             c_rv: pl.Tensor[[128, 128], pl.FP32] = pl.yield_(self.layer(w, c_it, i))
-        c_2: pl.Tensor[[128, 128], pl.FP32] = self.layer(w, c_rv, 5)
-        return c_2
+        # expect: GB123
+        c_2: pl.Tensor[[128, 128], pl.FP32] = self.layer(w, self.post(c_rv), 5)
+        c_3: pl.Tensor[[128, 128], pl.FP32] = self.layer(w, c_2, 6)
+        return c_3
