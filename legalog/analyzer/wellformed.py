@@ -12,7 +12,8 @@ rather than silently left in place.  What Python's own compiler refuses (`break`
 generator) PyPTO's parser refuses too: IR407-IR409, at the line the compiler names.  A launch's
 `core_num` that is not an integer expression (`core_num=2.5`) is SP304: no block count to prove.
 A `# pypto.program:` header naming another program than the class is a warning (IR410): the class
-is the name PyPTO reads, and the header is kept as written.
+is the name PyPTO reads, and the header is kept as written.  So is an identical copy of the
+program in the same text (IR415): it is one program, read once and written once.
 
 Any error here stops the analysis before the rules run (`pipeline.analyze`).
 """
@@ -83,9 +84,11 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
         *_unannotated(program),
         *_python_loops(program),
         *_loop_carries(program),
+        *_branch_yields(program),
         *_undefined_names(program),
         *_refused(program),
         *_header(program),
+        *_shadowed(program),
         *_core_nums(program, bodies),
     ]
     return sorted(found, key=lambda d: d.sort_key)
@@ -270,15 +273,17 @@ def _inside(span: Span, outer: Span) -> bool:
 
 
 def _unannotated(program: Program) -> Iterator[Diagnostic]:
-    """A Graph binding without a type: Step A-C would need its type for the new parameter, and a
-    value the pass cannot type is a value it cannot judge.  Loop-carried merges (`a, b =
-    pl.yield_(...)`) carry their types on the loop and are not bindings of this kind."""
+    """A Graph binding without a type, where the pass needs one: Step A-C would need its type
+    for the new parameter, and a value the pass cannot type is a value it cannot judge.
+    Loop-carried merges (`a, b = pl.yield_(...)`) carry their types on the loop, and a launch's
+    results (`out, tid = pl.submit(...)`, which Python cannot annotate) are never hoisted and
+    take the callee's return types (and a TaskId): neither is a binding of this kind."""
     for fn in program.functions:
         if fn.type != "Graph":
             continue
         for stmt in walk_stmts(fn.body):
             if isinstance(stmt, Assign) and stmt.type is None:
-                if is_yield(stmt.value, program.prefix):
+                if is_yield(stmt.value, program.prefix) or _launches(stmt.value, program.prefix):
                     continue
                 names = ", ".join(f"`{t}`" for t in stmt.targets)
                 yield _at(
@@ -289,6 +294,10 @@ def _unannotated(program: Program) -> Iterator[Diagnostic]:
                     fn.name,
                     stmt.targets[0],
                 )
+
+
+def _launches(value: Expr, prefix: str) -> bool:
+    return isinstance(value, Call) and (call_target(value, prefix) or group_call(value)) is not None
 
 
 # ---------------------------------------------------------------------------- Python loops
@@ -344,6 +353,39 @@ def _loop_carries(program: Program) -> Iterator[Diagnostic]:
             else:
                 continue
             yield _at("IR412", at, f"a loop in `{fn.name}`: {why}", fn.name)
+
+
+def _branch_yields(program: Program) -> Iterator[Diagnostic]:
+    """An `if` whose two branches do not yield the same results.  PyPTO's parser gives the `if`
+    every name a yield of either branch binds (its return values), so a branch that yields
+    other names, or none (no `else` at all), leaves them without a value on its path: its
+    SSAVerify reports MISSING_YIELD or YIELD_COUNT_MISMATCH, and orchestration codegen refuses
+    the `if`.  The parser itself accepts it; nothing after it can."""
+    prefix = program.prefix
+    for fn in program.functions:
+        if is_python_body(fn):
+            continue
+        for stmt in walk_stmts(fn.body):
+            if not isinstance(stmt, If):
+                continue
+            then, orelse = _yield_results(stmt.body, prefix), _yield_results(stmt.orelse, prefix)
+            if then == orelse:
+                continue
+            if not orelse or not then:
+                said = f"yields {_names(then or orelse)} from its {'then' if then else 'else'} branch only"
+            else:
+                said = f"yields {_names(then)} from its then branch but {_names(orelse)} from its else branch"
+            yield _at(
+                "IR414",
+                stmt.span,
+                f"an `if` in `{fn.name}` {said}: every result of an `if` needs a value on both paths",
+                fn.name,
+                (then or orelse)[0],
+            )
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
 
 
 def _loop_level(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
@@ -499,7 +541,13 @@ def _unbound(t: Type, bound: set[str], seen: set[str]) -> Iterator[tuple[str, Sp
 
 # ------------------------------------------------------------------ what the compiler refuses
 
-_REFUSAL_CODES = {"jump": "IR407", "async": "IR408", "yield": "IR408", "compile": "IR409"}
+_REFUSAL_CODES = {
+    "jump": "IR407",
+    "async": "IR408",
+    "yield": "IR408",
+    "coroutine": "IR408",
+    "compile": "IR409",
+}
 # what the compiler refuses that another code already says, at the same place
 _SAID_ELSEWHERE = ("duplicate argument",)  # IR403
 
@@ -515,9 +563,13 @@ def _refused(program: Program) -> Iterator[Diagnostic]:
         line = refusal.span.line
         fn = next((f.name for f in program.functions if f.span.line <= line <= f.span.end_line), None)
         where = f"in `{fn}`" if fn is not None else "in the program"
-        yield _at(
-            _REFUSAL_CODES[refusal.kind], refusal.span, f"Python refuses this {where}: {refusal.message}", fn
+        # an `async def` Python compiles: what refuses it is PyPTO's parser, and the message says so
+        said = (
+            refusal.message
+            if refusal.kind == "coroutine"
+            else f"Python refuses this {where}: {refusal.message}"
         )
+        yield _at(_REFUSAL_CODES[refusal.kind], refusal.span, said, fn)
 
 
 def _header(program: Program) -> Iterator[Diagnostic]:
@@ -528,6 +580,21 @@ def _header(program: Program) -> Iterator[Diagnostic]:
             f"the `# pypto.program: {named}` header names another program than the class "
             f"`{program.name}`; the class's name is kept",
             1,
+            1,
+        )
+
+
+def _shadowed(program: Program) -> Iterator[Diagnostic]:
+    """An earlier program of the same name (two dumps concatenated): a warning at it, since the
+    program analysed is the last one, as PyPTO's `pl.parse` returns it."""
+    lines = program.layout.shadowed if program.layout is not None else ()
+    for line in lines:
+        yield diagnostic(
+            "IR415",
+            f"program `{program.name}` is defined again, identically, further down (dumps "
+            "concatenated): it is one program to PyPTO's `pl.parse`, analysed once, and `fix` "
+            "writes it once",
+            line,
             1,
         )
 

@@ -275,6 +275,8 @@ class _FunctionLowering:
             self.bound.add(name)
         if stmt.type is None:
             add("unannotated", sid)
+            for name, t in zip(stmt.targets, self._launch_types(value, len(stmt.targets))):
+                self._declare(self.v(name), t)
         if yields or len(stmt.targets) != 1:
             # no `assign` row says what these bind: a yield binds its targets to the values it
             # hands on (`carried`), a tuple target the elements of its value
@@ -301,6 +303,19 @@ class _FunctionLowering:
                         add("result_dim", vid, i, self.expr(dim, sid))
         else:
             add("stmt_expr", sid, root)
+
+    def _launch_types(self, value: Expr, targets: int) -> tuple[Type, ...]:
+        """The types PyPTO gives what an unannotated launch binds: the callee's return types (a
+        tuple of them for one name), and for a submit a TaskId after them.  Nothing for any
+        other value, or a callee without a signature here."""
+        target = call_target(value, self.pl) if isinstance(value, Call) else None
+        callee = self.program.function(target.callee) if target is not None else None
+        if target is None or callee is None or callee.returns is None:
+            return ()
+        results = callee.returns + ((ScalarType("TASK_ID"),) if target.form != "call" else ())
+        if targets == 1 and len(results) != 1:
+            return (TupleType(results),)
+        return results if len(results) == targets else ()
 
     def _for(self, stmt: For, sid: str) -> None:
         add = self.facts.add

@@ -351,9 +351,10 @@ INDENT_STEP = "    "  # one block level in PyPTO's printer style (IR_FORMAT.md Â
 class Refusal:
     """A construct `ast` reads but Python's compiler (or PyPTO's parser after it) refuses: a
     `break` outside a loop, an `await`, a `yield`, a `return` outside a function, ...  `kind` is
-    "jump", "async", "yield" or "compile" (anything else the compiler says)."""
+    "jump", "async", "yield" or "compile" (anything else the compiler says), or "coroutine": an
+    `async def` method, which Python compiles and PyPTO's parser does not read as a function."""
 
-    kind: Literal["jump", "async", "yield", "compile"]
+    kind: Literal["jump", "async", "yield", "compile", "coroutine"]
     message: str
     span: Span
 
@@ -374,6 +375,11 @@ class SourceLayout:
     # what the module binds beside the program class (imports, dimensions, constants): a body
     # may read them, as PyPTO's parser resolves a name it does not bind from the module
     module_names: frozenset[str] = frozenset()
+    # earlier identical copies of the program (dumps concatenated): their `class` lines (IR415
+    # reports each) and the [start, end) of the text they fill, which a printed program leaves
+    # out, so that it holds the program once
+    shadowed: tuple[int, ...] = ()
+    copies: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

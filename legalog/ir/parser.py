@@ -62,6 +62,10 @@ from legalog.ir.model import (
 )
 from legalog.ir.patterns import DEFAULT_PREFIX, reaches_program
 
+# A method PyPTO's decorator may meet: it reads only a plain `def` as a function; an `async def`
+# is read here as well, so that calls of it resolve, and refused as the coroutine it is (IR408).
+_Method = ast.FunctionDef | ast.AsyncFunctionDef
+_METHODS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _HEADER = re.compile(r"#\s*pypto\.program(?::\s*(?P<name>\S+))?")
 # A line and its end, where Python's tokenizer ends lines: at \n, \r\n or \r only.
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -236,17 +240,13 @@ class _Reader:
 
     def program(self, module: ast.Module, reuse: Mapping[tuple[str, str], Function] | None = None) -> Program:
         header = _HEADER.match(self.lines[0].strip()) if self.lines else None
-        classes = [n for n in module.body if isinstance(n, ast.ClassDef) and self._is_program_class(n)]
+        classes = [n for n in module.body if isinstance(n, ast.ClassDef) and self._program_decorator(n)]
         if not classes:
             raise self.error("not a PyPTO program: no `@pl.program` class (is this an IR dump?)")
-        if len(classes) > 1:
-            raise self.error("more than one `@pl.program` class in one dump", classes[1])
         self.prefix = self._import_prefix(module)
-        cls = classes[0]
+        cls = self._the_program(classes)
         dims = tuple(d for n in module.body if (d := self._dynamic_dim(n)) is not None)
-        methods = [n for n in cls.body if isinstance(n, ast.FunctionDef) and self._is_function(n)]
-        if not methods:
-            raise self.error(f"program `{cls.name}` has no `@{self.prefix}.function` method", cls)
+        methods = self._methods(cls)
         spans = tuple(self._function_span(m) for m in methods)
         known = reuse or {}
         functions = tuple(
@@ -258,16 +258,91 @@ class _Reader:
         # The class is the program's name, as PyPTO's parser takes it; a header that says otherwise
         # is kept as written and reported (IR410), never a reason to rename the class.
         header_name = header.group("name") if header else None
+        # identical earlier copies (`_the_program`): reported (IR415) and never written again
+        earlier = classes[:-1]
+        copies = (self._line_start(earlier[0]), self._line_start(cls)) if earlier else None
         refusals = _refusals(module, methods, self.text) if reuse is None else ()
         layout = SourceLayout(
-            self.text, spans, functions, indent, step, newline, header_name, refusals, _module_names(module)
+            self.text,
+            spans,
+            functions,
+            indent,
+            step,
+            newline,
+            header_name,
+            refusals,
+            _module_names(module),
+            tuple(c.lineno for c in earlier),
+            copies,
         )
         return Program(cls.name, self.prefix, dims, functions, layout)
 
-    def _is_program_class(self, node: ast.ClassDef) -> bool:
-        return any((dotted_name(d) or "").endswith(".program") for d in node.decorator_list)
+    def _the_program(self, classes: list[ast.ClassDef]) -> ast.ClassDef:
+        """The program PyPTO's `pl.parse` compiles from the text.  Two names are two programs,
+        which it refuses ("Multiple functions/programs found").  Copies of one program under one
+        name (dumps concatenated) are that program, whichever copy it reads: its decorator looks
+        a class's source up by name, which finds the first copy before Python 3.13 and the
+        class's own from 3.13 (`__firstlineno__`), and `pl.parse` returns the last.  So copies
+        that differ have no one meaning, and are refused saying so."""
+        last = classes[-1]
+        other = next((c for c in classes if c.name != last.name), None)
+        if other is not None:
+            raise self.error(
+                f"two programs in one dump, `{other.name}` (line {other.lineno}) and `{last.name}` "
+                f"(line {last.lineno}): PyPTO's `pl.parse` refuses a text holding more than one "
+                "program; give each its own dump",
+                last,
+            )
+        differing = next((c for c in classes[:-1] if self._class_text(c) != self._class_text(last)), None)
+        if differing is not None:
+            raise self.error(
+                f"two different programs named `{last.name}` (lines {differing.lineno} and "
+                f"{last.lineno}): PyPTO's `pl.parse` finds a class's source by its name, so which "
+                "one it compiles depends on the Python it runs on (the first before 3.13, the last "
+                "from 3.13); keep one program per dump",
+                last,
+            )
+        return last
 
-    def _is_function(self, node: ast.FunctionDef) -> bool:
+    def _class_text(self, cls: ast.ClassDef) -> str:
+        return self.text[self._line_start(cls) : self.line_starts[cls.end_lineno or cls.lineno]]
+
+    def _methods(self, cls: ast.ClassDef) -> list[_Method]:
+        methods = [n for n in cls.body if isinstance(n, _METHODS) and self._is_function(n)]
+        if not methods:
+            raise self.error(f"program `{cls.name}` has no `@{self.prefix}.function` method", cls)
+        return methods
+
+    def _program_decorator(self, node: ast.ClassDef) -> bool:
+        """Whether a class is decorated `@pl.program`, `@pl.program()` or
+        `@pl.program(strict_ssa=...)`, the spellings PyPTO's `pl.program` takes.  Any other
+        argument is refused by name: PyPTO's decorator takes no `name=` (the class is the
+        program's name) and no class as an argument, and raises a TypeError on either."""
+        for d in node.decorator_list:
+            call = d if isinstance(d, ast.Call) else None
+            if not (dotted_name(call.func if call is not None else d) or "").endswith(".program"):
+                continue
+            if call is None:
+                return True
+            bad = next((k for k in call.keywords if k.arg != "strict_ssa"), None)
+            if bad is not None:
+                written = f"{bad.arg}=..." if bad.arg is not None else "**..."
+                raise self.error(
+                    f"`@{dotted_name(call.func)}({written})`: PyPTO's `pl.program` takes only "
+                    f"`strict_ssa=` (the class `{node.name}` is the program's name), so its parser "
+                    "refuses this decorator",
+                    bad,
+                )
+            if call.args:
+                raise self.error(
+                    f"`@{dotted_name(call.func)}(...)` with a positional argument: PyPTO's "
+                    "`pl.program` decorates the class it stands above and takes only `strict_ssa=`",
+                    call.args[0],
+                )
+            return True
+        return False
+
+    def _is_function(self, node: _Method) -> bool:
         for d in node.decorator_list:
             target = d.func if isinstance(d, ast.Call) else d
             if dotted_name(target) == f"{self.prefix}.function":
@@ -296,7 +371,7 @@ class _Reader:
             return node.targets[0].id
         return None
 
-    def _indents(self, method: ast.FunctionDef) -> tuple[str, str]:
+    def _indents(self, method: _Method) -> tuple[str, str]:
         """The text before a method's first line, and what its body adds to it: a function that
         is reprinted indents as the ones kept byte-for-byte do (tabs stay tabs)."""
         outer = _leading_whitespace(self.lines[self._first_line(method) - 1])
@@ -304,10 +379,13 @@ class _Reader:
         step = inner[len(outer) :] if inner.startswith(outer) and len(inner) > len(outer) else INDENT_STEP
         return outer, step
 
-    def _function_span(self, node: ast.FunctionDef) -> tuple[int, int]:
+    def _function_span(self, node: _Method) -> tuple[int, int]:
         return self.line_starts[self._first_line(node) - 1], self.line_starts[node.end_lineno or node.lineno]
 
-    def _first_line(self, node: ast.FunctionDef) -> int:
+    def _line_start(self, node: _Method | ast.ClassDef) -> int:
+        return self.line_starts[self._first_line(node) - 1]
+
+    def _first_line(self, node: _Method | ast.ClassDef) -> int:
         """The line of the `@` of a method's first decorator (or of its `def`).  `ast` places a
         decorator at its expression, which need not share the `@`'s line (`@ \\` then a newline, or
         `@(` ... `)` across lines); a decorator's `@` always begins its line, so the first line at
@@ -321,7 +399,7 @@ class _Reader:
 
     # ----------------------------------------------------------------------------- function
 
-    def function(self, node: ast.FunctionDef) -> Function:
+    def function(self, node: _Method) -> Function:
         args = node.args
         if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
             raise self.error(f"function `{node.name}`: only plain positional parameters are allowed", node)
@@ -342,7 +420,7 @@ class _Reader:
             span=_span(node),
         )
 
-    def _decorator(self, node: ast.FunctionDef) -> tuple[Keyword, ...] | None:
+    def _decorator(self, node: _Method) -> tuple[Keyword, ...] | None:
         for d in node.decorator_list:
             if isinstance(d, ast.Call):
                 if d.args:
@@ -659,7 +737,7 @@ _REFUSED_KINDS: tuple[tuple[str, _RefusalKind], ...] = (
 _REFUSED_WORDS = re.compile(r"\b(?:break|continue|await|yield)\b")
 
 
-def _refusals(module: ast.Module, methods: list[ast.FunctionDef], text: str) -> tuple[Refusal, ...]:
+def _refusals(module: ast.Module, methods: list[_Method], text: str) -> tuple[Refusal, ...]:
     """What Python's compiler refuses in text `ast.parse` accepted, and the generator and
     coroutine forms it accepts in a function but PyPTO's parser does not: every `break` or
     `continue` outside a loop and every `await` / `yield` of a method body, then the compiler's
@@ -667,6 +745,15 @@ def _refusals(module: ast.Module, methods: list[ast.FunctionDef], text: str) -> 
     binding, a repeated keyword...).  Compiled, never run; its warnings are not the user's report."""
     walked = methods if _REFUSED_WORDS.search(text) else []
     found = {(r.span.line, r.span.col): r for m in walked for r in _body_refusals(m)}
+    for m in methods:
+        if isinstance(m, ast.AsyncFunctionDef):
+            line, col = m.lineno, m.col_offset + 1
+            found[(line, col)] = Refusal(
+                "coroutine",
+                f"`async def {m.name}`: an `async def` is a coroutine, and PyPTO's parser reads only "
+                f"a plain `def` as a function, so the program has no function `{m.name}`",
+                Span(line, col, line, col),
+            )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -683,7 +770,7 @@ def _refusals(module: ast.Module, methods: list[ast.FunctionDef], text: str) -> 
     return tuple(found[k] for k in sorted(found))
 
 
-def _body_refusals(method: ast.FunctionDef) -> list[Refusal]:
+def _body_refusals(method: _Method) -> list[Refusal]:
     """Jumps outside a loop, awaits and yields in one method body (an explicit stack: nesting
     depth is the input's, not Python's recursion limit)."""
     out = []
@@ -694,7 +781,7 @@ def _body_refusals(method: ast.FunctionDef) -> list[Refusal]:
         if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
             word = "break" if isinstance(node, ast.Break) else "continue"
             out.append(Refusal("jump", f"'{word}' outside loop", _span(node)))
-        elif isinstance(node, ast.Await):
+        elif isinstance(node, ast.Await) and not isinstance(method, ast.AsyncFunctionDef):
             out.append(Refusal("async", "'await' outside async function", _span(node)))
         elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             out.append(Refusal("yield", "'yield' makes the function a generator", _span(node)))

@@ -598,6 +598,9 @@ def _spans_valid(lay: SourceLayout) -> bool:
 def _with_layout(p: Program, lay: SourceLayout) -> str:
     spans = lay.function_spans
     head = lay.text[: spans[0][0]]
+    if lay.copies is not None:  # earlier copies of the program: it is written once
+        start, end = lay.copies
+        head = lay.text[:start] + lay.text[end : spans[0][0]]
     if not _header_matches(head, p):
         head = _header(p).replace("\n", lay.newline)
 

@@ -13,7 +13,9 @@ names, and `unversion_function` writes a rewritten function back in the dump's o
 
 What ConvertToSSA cannot give a meaning to is declined, never guessed: a name read on a path
 where nothing binds it (`x__FREE_VAR` in PyPTO's output), which includes a name first bound in a
-loop and read after it (PyPTO carries it out of the loop with no initial value).
+loop and read after it (PyPTO carries it out of the loop with no initial value).  Only a function
+that binds some name twice is versioned: one that binds every name once is SSA as it stands
+(`needs_versioning` says why a loop's binding read after it does not change that).
 """
 
 from __future__ import annotations
@@ -91,12 +93,20 @@ _IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 
 def needs_versioning(fn: Function, prefix: str) -> bool:
     """Whether a function is not already in SSA form: some name is bound twice (a parameter
-    rebound, a name reassigned, a name bound in both branches of an `if` without a yield), or
-    a name bound inside a loop is read after it."""
+    rebound, a name reassigned, a name bound in both branches of an `if` without a yield).
+
+    A function that binds every name once is SSA as it stands, even where a name bound inside a
+    loop is read after it: that is PyPTO's "leak mode" (a loop without return values), which
+    its structural UseAfterDef verifier, run around every pass, accepts ("body-local
+    definitions are visible after the loop", src/ir/verifier/verify_use_after_def.cpp); the
+    SSAVerify that would call it a scope violation checks SSAForm, a property InitMemRef has
+    dropped by the passes' positions.  Such a name is the one value its binding gives it;
+    versioning would instead carry it out of the loop with no initial value, a frontend reading
+    (FE401) of a dump no ConvertToSSA runs on again."""
     seen = {p.name for p in fn.params}
     if len(seen) != len(fn.params):
         return False  # duplicate parameters are the parser's to report, not a rebinding
-    return _rebinds(fn.body, seen, prefix) or _escapes(fn.body, prefix)
+    return _rebinds(fn.body, seen, prefix)
 
 
 def version_function(fn: Function, prefix: str) -> VersionedFunction:
@@ -792,18 +802,6 @@ def _rebinds(body: tuple[Stmt, ...], seen: set[str], prefix: str) -> bool:
 def _yield_targets(body: tuple[Stmt, ...], prefix: str) -> set[str]:
     _, last = _split_yield(body, prefix)
     return set(last.targets) if last else set()
-
-
-def _escapes(body: tuple[Stmt, ...], prefix: str) -> bool:
-    """Whether a name bound inside a loop (not as its yield) is read after that loop."""
-    for stmt, live in zip(body, _live_after(body, frozenset())):
-        if isinstance(stmt, (For, While)) and _assigned(stmt.body, prefix) & live:
-            return True
-        for attr in ("body", "orelse"):
-            nested = getattr(stmt, attr, None)
-            if nested and _escapes(nested, prefix):
-                return True
-    return False
 
 
 # ------------------------------------------------------------------------------------- programs

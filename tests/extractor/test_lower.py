@@ -73,3 +73,23 @@ def test_a_loop_header_reads_what_it_names_beyond_its_bounds() -> None:
     stmt = {s: k for s, _f, k in got["stmt"]}
     reads = {(stmt[s], v) for e, v in got["ref"] for e2, s in got["in_stmt"] if e2 == e}
     assert ("for", "main/n") in reads
+
+
+def test_an_unannotated_launch_binds_the_callees_return_types() -> None:
+    """`out, tid = pl.submit(...)` cannot be annotated in Python: PyPTO types the targets with
+    the kernel's return type and a TaskId, and so do the facts (a rule reading a tensor's class,
+    such as an alias's provenance, must see them)."""
+    text = (
+        "import pypto.language as pl\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.InCore)\n"
+        f"    def k(self, x: {T}, y: pl.InOut[{T}]) -> {T}:\n        return y\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+        f"    def main(self, x: {T}, y: pl.InOut[{T}]) -> {T}:\n"
+        "        out, tid = pl.submit(self.k, x, y)\n"
+        "        again = self.k(x, out)\n"
+        "        return again\n"
+    )
+    store = lower(parse(text)).facts.as_mapping()
+    classes, dtypes = set(store["var_class"]), set(store["var_dtype"])
+    assert {("main/out", "tensor"), ("main/tid", "scalar"), ("main/again", "tensor")} <= classes
+    assert ("main/tid", "TASK_ID") in dtypes and ("main/out", "FP32") in dtypes

@@ -95,6 +95,14 @@ BAD_INPUTS = {
         "invalid Python syntax",
     ),
     "not-a-program": ("import os\nprint('hello')\n", "not a PyPTO program"),
+    "program-name": (
+        _program("pass").replace("@pl.program\n", '@pl.program(name="P")\n'),
+        "`@pl.program(name=...)`",
+    ),
+    "program-positional": (
+        _program("pass").replace("@pl.program\n", "@pl.program(P)\n"),
+        "`@pl.program(...)`",
+    ),
     "no-functions": (
         "import pypto.language as pl\n@pl.program\nclass P:\n    x = 1\n",
         "no `@pl.function` method",
@@ -121,6 +129,41 @@ def test_bad_input_is_a_located_parse_error(name: str) -> None:
     assert reason in err.reason, err.reason
     assert err.path == f"{name}.py" and err.line >= 1 and err.col >= 1
     assert str(err).startswith(f"{name}.py:{err.line}:{err.col}: ")
+
+
+def test_a_program_decorator_called_with_strict_ssa_or_nothing_is_a_program() -> None:
+    for spelling in ("@pl.program()", "@pl.program(strict_ssa=True)"):
+        program = parse(_program("pass").replace("@pl.program\n", spelling + "\n"))
+        assert program.name == "P" and [f.name for f in program.functions] == ["main"], spelling
+
+
+def test_copies_of_one_program_are_that_program_printed_once() -> None:
+    """Dumps concatenated: `pl.parse` compiles the one program whichever copy it reads, and a
+    printed program holds it once (the earlier copy's text is left out)."""
+    one = _program("x: pl.Scalar[pl.INDEX] = 1")
+    program = parse(one + one)
+    assert [f.name for f in program.functions] == ["main"]
+    assert program.layout is not None and program.layout.shadowed == (5,)
+    assert print_program(program) == one
+
+
+def test_two_different_programs_of_one_name_are_refused_saying_why() -> None:
+    """PyPTO's decorator finds a class's source by name: the first copy before Python 3.13, the
+    class's own from 3.13; so the program `pl.parse` compiles depends on the Python."""
+    text = _program("x: pl.Scalar[pl.INDEX] = 1") + _program("y: pl.Scalar[pl.INDEX] = 2")
+    with pytest.raises(ParseError) as caught:
+        parse(text, "two.py")
+    assert "3.13" in caught.value.reason and caught.value.line == 13, caught.value.reason
+
+
+def test_two_programs_of_different_names_are_refused_naming_both() -> None:
+    """`pl.parse` refuses a text holding two programs ("Multiple functions/programs found")."""
+    text = _program("pass") + _program("pass").replace("class P:", "class Q:")
+    with pytest.raises(ParseError) as caught:
+        parse(text, "two.py")
+    reason = caught.value.reason
+    assert "`P`" in reason and "`Q`" in reason and "pl.parse" in reason, reason
+    assert caught.value.line == 13
 
 
 def test_binary_bytes_are_a_parse_error(tmp_path) -> None:

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from legalog.analyzer.graph import plain_name
 from legalog.ir.model import Program, ScalarType, TensorType, Type
 from legalog.ir.parser import parse
-from legalog.pipeline import analyze
+from legalog.pipeline import Analysis, analyze
+from legalog.surfaces.entries import graph_model
 from tests.conftest import GRAPH
 
 HERE = Path(__file__).parent / "frontend"
@@ -47,15 +49,50 @@ def graph_signatures(program: Program) -> dict[str, list[tuple[object, ...]]]:
     }
 
 
+def graph_facts(result: Analysis) -> dict[str, dict[str, object]]:
+    """What the report says of each Graph, up to SSA suffixes: its node count and, for a program
+    the pass rewrites, its parameters after the rewrite, what is hoisted (by kind) and which
+    renames go.  (Not what is kept in place: Simplify's flattening adds invariant temporaries,
+    `t__tmp_v0 = pl.tensor.dim(...)`, that a frontend expression holds inline.)"""
+    assert result.program is not None
+    facts: dict[str, dict[str, object]] = {}
+    for g in result.graphs:
+        fn = result.program.function(g.function)
+        assert fn is not None
+        model = graph_model(g, [p.name for p in fn.params], result.program.prefix)
+        facts[g.function] = {"node_count": model.node_count}
+        if result.status != "rejected":
+            facts[g.function] |= {
+                "params_after": model.params_after,
+                "hoisted": [(plain_name(h.name), h.kind) for h in g.hoisted],
+                "removed_aliases": [(a.name, a.target) for a in model.removed_aliases],
+            }
+    return facts
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize(("frontend", "position"), _pairs(), ids=lambda p: p.name)
 def test_frontend_and_position_dumps_agree(frontend: Path, position: Path) -> None:
+    """One program at its two positions: the same verdict and the same Graph facts (the node
+    count, the parameters after, the hoists), and after the rewrite the same signatures."""
     mine = analyze(frontend.read_text(), str(frontend), passes=("graph",))
     theirs = analyze(position.read_text(), str(position), passes=("graph",))
     assert mine.status == theirs.status
+    assert graph_facts(mine) == graph_facts(theirs)
     if mine.status in ("legal", "rewritten"):
         assert mine.output is not None and theirs.output is not None
         assert graph_signatures(mine.output) == graph_signatures(theirs.output)
+
+
+def test_a_kernel_call_inside_a_spmd_scope_is_no_node_of_its_own() -> None:
+    """`with pl.spmd(4): y = self.k(x, y)` is one task: OutlineClusterScopes makes the scope a
+    Spmd function whose body is that call, and the Graph launches the Spmd function once (its
+    graph_input dump holds one launch there), so the call is not counted beside the scope."""
+    path = HERE / "spmd_scope_kernel_call.py"
+    result = analyze(path.read_text(), str(path), passes=("graph",))
+    assert result.status == "legal", [d.message for d in result.diagnostics]
+    (graph,) = result.graphs
+    assert graph.node_count == 2
 
 
 def test_names_bound_more_than_once_get_distinct_hoisted_parameters() -> None:

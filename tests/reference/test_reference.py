@@ -77,25 +77,6 @@ KNOWN: dict[str, int] = {
 
 # Differences that are readings, each with what decides it.  `status` is legalog's status.
 READINGS: dict[str, tuple[str, str]] = {
-    "m0043__a03_derive_chain.graph_input__concat_dumps": (
-        "error",
-        "two concatenated dumps: PyPTO's pl.parse executes the text and keeps the last class; "
-        "CONTRACT.md: a dump is one printed program, and a bad input gets a diagnostic (PARSE) "
-        "rather than a silent choice of one of the programs",
-    ),
-    "m0635__a03_derive_chain.graph_input__wrap_loop": (
-        "rejected",
-        "statements moved into a loop rebind a name inside a Graph: the rewrite cannot name the "
-        "hoisted value once; FE401 declines rather than guess (docs/reference.md, frontend dumps)",
-    ),
-    "m0669__a06_scratch_pingpong.graph_input__wrap_loop+odd_comments": (
-        "rejected",
-        "as m0635: a loop-carried rebinding legalog declines with FE401",
-    ),
-    "m1157__a08_graph_spmd_chain.graph_input__wrap_loop": (
-        "rejected",
-        "as m0635: a loop-carried rebinding legalog declines with FE401",
-    ),
     # Same verdict, same decisions: the outputs differ only where PyPTO's parser reads an input
     # statement differently from its text, which legalog keeps as written (lossless where untouched).
     "m0568__a03_derive_chain.graph_input__odd_statement+indent_unit": (

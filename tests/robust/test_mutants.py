@@ -55,14 +55,16 @@ YIELD_R = "r: pl.Tensor[[128, 128], pl.FP32] = pl.yield_(dst)"
         [YIELD_R, "else:", "    r, q = pl.yield_(dst, dst)"],  # the branches yield different names
     ],
 )
-def test_an_if_yielding_in_one_branch_only_is_fe401_at_the_if(branches: list[str]) -> None:
+def test_an_if_yielding_in_one_branch_only_is_ir414_at_the_if(branches: list[str]) -> None:
+    """Refused before versioning, as in an SSA dump: PyPTO's parser gives the `if` the results
+    either branch yields, and the path without them is what its SSA verifier and codegen refuse."""
     lines = [f"        {b}" if b == "else:" else f"            {b.strip()}" for b in branches]
     text = ONE_SIDED.replace("BRANCHES", "\n".join(lines))
     analysis = analyze(text, "one_side.py")
     assert analysis.status == "rejected"
     found = [(d.code, d.line, d.subject) for d in analysis.errors]
-    assert found[0] == ("FE401", 14, "r"), analysis.diagnostics
-    assert "one branch of this `if`" in analysis.errors[0].message
+    assert found == [("IR414", 14, "r")], analysis.diagnostics
+    assert "needs a value on both paths" in analysis.errors[0].message
 
 
 def test_an_if_yielding_in_both_branches_is_versioned() -> None:
