@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from legalog.pipeline import analyze
-from legalog.surfaces.edits import apply_edits
+from legalog.surfaces.edits import WHOLE_FILE, apply_edits
 from legalog.surfaces.entries import file_model
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,7 +34,9 @@ def test_edits_reproduce_fix(path: Path) -> None:
         assert bool(d.fix_functions) == d.fixable, (d.code, d.message)
         assert set(d.fix_functions) <= changed
         if d.code.startswith("GB2"):
-            assert d.function in d.fix_functions  # the Graph itself, besides its call sites
+            # the Graph itself, besides its call sites, or the whole file where the printer
+            # reprinted more than the changed functions (a program defined twice, written once)
+            assert d.function in d.fix_functions or d.fix_functions == [WHOLE_FILE]
 
 
 def test_overlapping_edits_are_refused() -> None:
