@@ -579,7 +579,7 @@ CODES: dict[str, CodeInfo] = {
             "decision-difference",
             "`validate`: AFTER decides a value or a launch otherwise than legalog (hoisted, kept, deleted, guarded, dropped)",
             "see legalog's reason in the message (`legalog why BEFORE -f FUNCTION -v VAR`); fix the pass, or the "
-            "reading, whichever the seeds say is wrong",
+            "reading, whichever the specification says is wrong",
             "a value left in a Graph that can differ between calls is frozen at the first call's value; a launch "
             "left unguarded may run with zero blocks",
         ),
@@ -596,7 +596,7 @@ CODES: dict[str, CodeInfo] = {
             "TV523",
             "rewrite-difference",
             "`validate`: a function the pass rewrites differs from legalog's result in some other way",
-            "compare AFTER with `legalog fix --diff BEFORE`; fix the pass, or the reading, whichever the seeds say is wrong",
+            "compare AFTER with `legalog fix --diff BEFORE`; fix the pass, or the reading, whichever the specification says is wrong",
             "the pass must change exactly what its steps say and nothing else",
         ),
         CodeInfo(
@@ -617,13 +617,13 @@ CODES: dict[str, CodeInfo] = {
             "TV532",
             "accepted-but-missing",
             "`validate`: legalog accepts BEFORE, yet the pass produced no AFTER (it refused the program)",
-            "fix the pass: it must not refuse what the seeds accept (`legalog check BEFORE` shows what legalog does)",
+            "fix the pass: it must not refuse what the specification accepts (`legalog check BEFORE` shows what legalog does)",
             "a pass that refuses a legal program stops the pipeline for nothing",
         ),
         CodeInfo(
             "TV541",
             "seed-reading-difference",
-            "`validate`: AFTER differs from legalog where the seeds decide otherwise than that version of the pass (a reading, not a pass bug)",
+            "`validate`: AFTER differs from legalog where the specification decides otherwise than that version of the pass (a reading, not a pass bug)",
             "nothing to do for this run: the message names the seed sentence legalog follows; raise it with the "
             "pass's authors if the difference matters",
             "the reference cases name four such differences (reference README): an Out Graph parameter, a hoisted "

@@ -74,22 +74,22 @@ if TYPE_CHECKING:
 # (../shared/reference/README.md, "Where the seeds decide differently"), quoted in every TV541.
 SEED_READINGS = {
     "out-parameter": (
-        "legalize_graph_boundary, Step D",
+        "LegalizeGraphBoundary, Step D",
         "Out describes write-only access and is legal with caller-supplied storage. Call-site "
         "OutputExisting and InOut are supported; ArgDirection::Output is rejected because it "
         "requests a new allocation",
     ),
     "view-memref": (
-        "legalize_graph_boundary, Step B",
+        "LegalizeGraphBoundary, Step B",
         "Step B moves that slice out and passes the result in as an additional boundary tensor",
     ),
     "stronger-proof": (
-        "legalize_spmd_launches",
+        "LegalizeSpmdLaunches",
         "This pass uses arith::Analyzer to prove core_num >= 1, including pure scalar SSA bindings, "
         "loop bounds and enclosing branch constraints. Proven-positive launches are unchanged",
     ),
     "never-runs": (
-        "legalize_spmd_launches",
+        "LegalizeSpmdLaunches",
         "Otherwise, it emits if core_num > 0; the non-positive path skips the compute launch and "
         "preserves the caller's existing output tensors",
     ),
@@ -98,7 +98,7 @@ SEED_READINGS = {
 
 def seed_note(reading: str) -> str:
     where, sentence = SEED_READINGS[reading]
-    return f'the seeds ({where}): "{sentence}"'
+    return f'the pass\'s specification ({where}): "{sentence}"'
 
 
 class Decided(Protocol):
