@@ -100,6 +100,45 @@ def test_check_over_mutants(corpus_mutants: list[Mutant], tmp_path: Path) -> Non
     )  # nothing left behind
 
 
+def test_check_over_mutants_beside_what_is_not_a_dump(corpus_mutants: list[Mutant], tmp_path: Path) -> None:
+    """Mutants in a folder that also holds what a careless CI hands over (issue 36's kinds): a
+    FIFO, a link to /dev/zero, a link to nothing, a 250-byte name and a name that is not UTF-8,
+    the first two named on the command line too.  No traceback, no hang, every real file
+    checked under its name (U+FFFD for bytes that are not text), each non-file named an error
+    entry, the link to nothing not a dump, and the folder left as it was."""
+    sample = corpus_mutants[:20]
+    folder = tmp_path / "mixed"
+    _write(folder, sample)
+    (folder / ("l" * 247 + ".py")).write_bytes(sample[0].data)
+    (folder / os.fsdecode(b"odd\xff\xfe.py")).write_bytes(sample[1].data)
+    os.mkfifo(folder / "pipe.py")
+    (folder / "zero.py").symlink_to("/dev/zero")
+    (folder / "gone.py").symlink_to(tmp_path / "nowhere.py")
+    before = sorted(os.listdir(folder))
+    not_files = [str(folder / n) for n in ("pipe.py", "zero.py")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, "-m", "legalog", "check", str(folder), *not_files, "--format", "json", "--no-cache"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=WHOLE_RUN_LIMIT,
+        env=env,
+    )
+    assert "Traceback" not in result.stderr + result.stdout
+    files = {Path(f["path"]).name: f for f in json.loads(result.stdout)["files"]}
+    regular = {m.name for m in sample} | {"l" * 247 + ".py", "odd\ufffd\ufffd.py"}
+    assert set(files) == regular | {"pipe.py", "zero.py"}
+    for name in ("pipe.py", "zero.py"):
+        (diagnostic,) = files[name]["diagnostics"]
+        assert files[name]["status"] == "error" and diagnostic["code"] == "PARSE", files[name]
+    assert not [
+        n for n in regular if any(d["code"] in ("INTERNAL", "TIMEOUT") for d in files[n]["diagnostics"])
+    ]
+    assert result.returncode == 2
+    assert sorted(os.listdir(folder)) == before
+
+
 def _function_and_var(data: bytes) -> tuple[str, str]:
     """A Graph function of the mutant and the first name it binds (or placeholders)."""
     try:
