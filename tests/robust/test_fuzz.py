@@ -55,24 +55,11 @@ def _exit_meaning(files: list[dict]) -> int:
     return 1 if any(d["severity"] == "error" for f in files for d in f["diagnostics"]) else 0
 
 
-def test_check_over_mutants(corpus_mutants: list[Mutant], tmp_path: Path) -> None:
-    folder = tmp_path / "mutants"
-    _write(folder, corpus_mutants)
+def _check_json(*args: str) -> subprocess.CompletedProcess[str]:
+    """`legalog check ARGS --format json --no-cache` as a real process; it never prints a traceback."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "legalog",
-            "check",
-            str(folder),
-            "--format",
-            "json",
-            "--no-cache",
-            "--timeout",
-            str(PER_FILE_LIMIT),
-            "--all-dumps",
-        ],
+        [sys.executable, "-m", "legalog", "check", *args, "--format", "json", "--no-cache"],
         check=False,
         capture_output=True,
         text=True,
@@ -80,6 +67,13 @@ def test_check_over_mutants(corpus_mutants: list[Mutant], tmp_path: Path) -> Non
         env=env,
     )
     assert "Traceback" not in result.stderr + result.stdout
+    return result
+
+
+def test_check_over_mutants(corpus_mutants: list[Mutant], tmp_path: Path) -> None:
+    folder = tmp_path / "mutants"
+    _write(folder, corpus_mutants)
+    result = _check_json(str(folder), "--timeout", str(PER_FILE_LIMIT), "--all-dumps")
     files = json.loads(result.stdout)["files"]
     assert sorted(Path(f["path"]).name for f in files) == sorted(m.name for m in corpus_mutants)
     failed = [
@@ -116,16 +110,7 @@ def test_check_over_mutants_beside_what_is_not_a_dump(corpus_mutants: list[Mutan
     (folder / "gone.py").symlink_to(tmp_path / "nowhere.py")
     before = sorted(os.listdir(folder))
     not_files = [str(folder / n) for n in ("pipe.py", "zero.py")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    result = subprocess.run(
-        [sys.executable, "-m", "legalog", "check", str(folder), *not_files, "--format", "json", "--no-cache"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=WHOLE_RUN_LIMIT,
-        env=env,
-    )
-    assert "Traceback" not in result.stderr + result.stdout
+    result = _check_json(str(folder), *not_files)
     files = {Path(f["path"]).name: f for f in json.loads(result.stdout)["files"]}
     regular = {m.name for m in sample} | {"l" * 247 + ".py", "odd\ufffd\ufffd.py"}
     assert set(files) == regular | {"pipe.py", "zero.py"}
