@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from legalog.facts.limits import LIMITS
 from legalog.facts.store import FactStore
 from legalog.ir.allocation import bulk_allocation
+from legalog.ir.fold import fold_constant, int_literal
 from legalog.ir.model import (
     ArrayType,
     Assign,
@@ -137,12 +138,6 @@ def type_names(t: Type) -> set[str]:
         case OtherType(expr=expr):
             return expr_names(expr)
     return set()
-
-
-def constant_int(e: Expr) -> int | None:
-    if isinstance(e, Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
-        return e.value
-    return None
 
 
 def loop_bounds(call: Call) -> tuple[Expr, Expr, Expr] | None:
@@ -343,7 +338,8 @@ class _FunctionLowering:
             if bounds is not None:
                 for role, bound in zip(("start", "stop", "step"), bounds):
                     add("loop_bound", sid, role, self.expr(bound, sid))
-                ints = [constant_int(b) for b in bounds]
+                # The bounds PyPTO's parser folds to a ConstInt (`1 + 1` as `2`), as its pass sees them.
+                ints = [fold_constant(b, self.pl, literals_only=True) for b in bounds]
                 if None not in ints and (trip := trip_count(*ints)) is not None:  # type: ignore[arg-type]
                     add("loop_trip", sid, trip)
             elif isinstance(iterable, Call):
@@ -391,7 +387,7 @@ class _FunctionLowering:
                 add("ref", eid, self.v(name))
             case Const(value=value, dtype=dtype):
                 add("expr", eid, "const", dtype or "")
-                if (n := constant_int(e)) is not None:
+                if (n := int_literal(e)) is not None:
                     add("const_int", eid, n)
                 elif isinstance(value, bool):
                     add("const_bool", eid)
@@ -422,7 +418,7 @@ class _FunctionLowering:
                     ):
                         add("kwarg", eid, key.value, self.expr(value, sid, in_predicate))
             case Subscript(value=value, index=index):
-                is_proj = isinstance(value, Name) and constant_int(index) is not None
+                is_proj = isinstance(value, Name) and int_literal(index) is not None
                 add("expr", eid, "proj" if is_proj else "other", "")
                 self._operands(eid, (value, index), sid, in_predicate)
             case Dotted(path=path):
