@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from legalog.analyzer.codes import CODES, CodeInfo
-from legalog.analyzer.graph import GRAPH_CODES
 from legalog.facts.limits import LIMITS
 from legalog.rules.language import RULES_DIR, RuleProgram
 from legalog.rules.programs import PASS_RULES, VERIFIER_RULES
@@ -63,11 +62,6 @@ def test_a_bound_code_names_a_derived_relation_of_its_arity(info: CodeInfo) -> N
     kinds = {spec.partition(":")[2] for spec in info.row.split()}
     assert kinds <= {"", "fn", "expr", "var", "control"}, f"{info.code}: unknown column kind in {info.row!r}"
     assert info.at is not None or kinds & {"fn", "expr", "var"}, f"{info.code}: nothing locates the finding"
-
-
-def test_the_graph_loop_covers_every_code_with_a_template() -> None:
-    assert [i.code for i in GRAPH_CODES] == [i.code for i in CODES.values() if i.message]
-    assert len(GRAPH_CODES) == 24  # GB101-GB121, GB123, HC201, HC202: the loops graph.py once had
 
 
 @pytest.mark.parametrize("name", sorted(LIMITS))
