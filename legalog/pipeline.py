@@ -23,8 +23,9 @@ from legalog.analyzer.diagnostics import (
     in_dump_names,
     parse_diagnostic,
 )
+from legalog.analyzer.emitter import derived_findings
 from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
-from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
+from legalog.analyzer.graph import GraphDecision, graph_decisions
 from legalog.analyzer.spmd import LaunchDecision, decide_launches
 from legalog.analyzer.validation import validation_findings
 from legalog.analyzer.verifier import verify
@@ -244,7 +245,7 @@ def _analyze(
     lowering, derived, busy = solve(program, runtime, engine, chosen, stage)
     graph = "graph" in busy
     graphs = stage("decide", lambda: graph_decisions(program, lowering, derived)) if graph else ()
-    diagnostics = stage("decide", lambda: graph_diagnostics(program, lowering, derived)) if graph else []
+    diagnostics = stage("decide", lambda: derived_findings(program, lowering, derived)) if graph else []
     launches = (
         stage("launches", lambda: decide_launches(program, lowering, derived)) if "spmd" in busy else None
     )

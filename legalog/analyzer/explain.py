@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from legalog.analyzer.graph import GraphDecision, plain_name
+from legalog.facts.ids import function_of, split_var, var_name
 from legalog.ir.printer import print_expr
 
 if TYPE_CHECKING:
@@ -279,7 +280,7 @@ def _names(analysis: Analysis, function: str) -> set[str]:
     d = _derived(analysis)
     prefix = f"{function}/"
     ids = {r[0] for r in d["var_fn"]} | {r[1] for r in d["loop"]} | {r[0] for r in d["carried"]}
-    return {i.split("/", 1)[1] for i in ids if isinstance(i, str) and i.startswith(prefix)}
+    return {var_name(i) for i in ids if isinstance(i, str) and i.startswith(prefix)}
 
 
 def _derived(analysis: Analysis):
@@ -352,13 +353,13 @@ class _Explainer:
         return (node.span.line, node.span.col, eid) if node is not None else (1 << 30, 0, eid)
 
     def name(self, vid: str) -> str:
-        return vid.split("/", 1)[1]
+        return var_name(vid)
 
     def about(self, d: Diagnostic, vid: str, line: int | None) -> bool:
         """Whether `d` is about the value `vid`: its subject names it as the message shows it.  Where
         that name is another value's too (a frontend dump's `off` bound twice, its diagnostics
         spelled `off`), only one at the value's own line, or naming it with its suffix, is."""
-        fn, name = vid.split("/", 1)
+        fn, name = split_var(vid)
         printed = _printed(self.a, fn)
         shown = plain_name(printed.get(name, name))
         if d.subject is None or plain_name(d.subject) != shown:
@@ -369,14 +370,14 @@ class _Explainer:
     def line_of(self, vid: str) -> int | None:
         if vid in self.assign:
             return self.low.stmts[self.assign[vid][0]].span.line  # type: ignore[union-attr]
-        fn = self.a.program.function(vid.split("/", 1)[0])  # type: ignore[union-attr]
+        fn = self.a.program.function(function_of(vid))  # type: ignore[union-attr]
         param = fn.param(self.name(vid)) if fn else None
         return param.span.line if param else None
 
     # -- entry
 
     def explain(self, vid: str) -> Explanation:
-        fn = vid.split("/", 1)[0]
+        fn = function_of(vid)
         kind = dict(self.d["function"])[fn]
         ex = Explanation(
             self.a.path or "<input>",
@@ -559,7 +560,7 @@ class _Explainer:
         ex.reasons.append(f"at the call site: {ex.var} = {value}")
 
     def expanded(self, vid: str) -> str:
-        fn, name = vid.split("/", 1)
+        fn, name = split_var(vid)
         graph = next((g for g in self.a.graphs if g.function == fn), None)
         if graph is None:
             return name

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from legalog.facts.ids import var_id
 from legalog.facts.limits import LIMITS
 from legalog.facts.store import FactStore
 from legalog.ir.allocation import bulk_allocation
@@ -62,25 +63,6 @@ from legalog.ir.patterns import (
 from legalog.ir.transform import expr_names
 
 FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
-
-
-def var_id(function: str, name: str) -> str:
-    return f"{function}/{name}"
-
-
-def var_name(vid: str) -> str:
-    return vid.split("/", 1)[1]
-
-
-def stmt_order(sid: str) -> int:
-    """A statement id's place in its function: ids number the body in source order (`F/sN`), an
-    enclosing statement before the statements inside it."""
-    return int(sid.rsplit("/s", 1)[1])
-
-
-def expr_order(eid: str) -> int:
-    """An expression id's place in its function (`F/eN`): numbered in source order too."""
-    return int(eid.rsplit("/e", 1)[1])
 
 
 @dataclass

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from legalog.analyzer.graph import plain_name
+from legalog.facts.ids import split_var
 from legalog.facts.schema import RELATIONS
 from legalog.rules.engine import RULES_DIR, Derived
 
@@ -231,7 +232,7 @@ def spellings(ids: Iterable[str], printed: Mapping[str, Mapping[str, str]]) -> d
     function, internal name -> the dump's), each alone and after `F/`."""
     out: dict[str, set[str]] = {}
     for vid in ids:
-        function, _, name = vid.partition("/")
+        function, name = split_var(vid)
         for spelled in {name, plain_name(name), printed.get(function, {}).get(name, name)}:
             for key in (spelled, f"{function}/{spelled}"):
                 if key != vid:

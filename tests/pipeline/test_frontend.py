@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from legalog.analyzer.graph import plain_name, plain_text
-from legalog.extractor.lower import var_id
+from legalog.facts.ids import var_id
 from legalog.ir.parser import parse
 from legalog.ir.transform import bound_names
 from legalog.pipeline import Analysis, analyze
