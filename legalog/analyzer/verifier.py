@@ -10,7 +10,7 @@ than handed to codegen.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 
 from legalog.analyzer.diagnostics import Diagnostic
 from legalog.analyzer.emitter import derived_findings, finding
@@ -45,31 +45,14 @@ def verify(
     if "graph" in busy:
         outputs |= rules.defined_in["verifier"]
     derived = evaluate(rules, facts, engine, outputs, todo.firable)
-    found: list[Diagnostic] = []
-    if "graph" in busy:
-        found += _graph_findings(program, lowering, derived)
-    if "spmd" in busy:
-        for launch in decide_launches(program, lowering, derived).launches:
-            if launch.outcome != "proven":
-                # an error (its wording says so), as codegen's preflight raises it: SP310's
-                # default (info) describes the guard the pass adds, and here the program still lacks one
-                row = {"callee": launch.callee}
-                found.append(
-                    finding(
-                        "spmd_still_unproven",
-                        row,
-                        launch.line,
-                        launch.column,
-                        launch.function,
-                        prefix=_VERIFIER,
-                    )
-                )
-    return found
+    return [
+        d for name, check in POSTCONDITIONS.items() if name in busy for d in check(program, lowering, derived)
+    ]
 
 
-def _graph_findings(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
-    """The verifier's must-be-empty relations and the pass itself once more on its own output (a
-    fixpoint with nothing to reject), then every Graph that would still change."""
+def graph_postconditions(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
+    """GraphBoundaryLegalized: the verifier's must-be-empty relations and the pass itself once more
+    on its own output (a fixpoint with nothing to reject), then every Graph that would still change."""
     found = derived_findings(program, lowering, derived, prefix=_VERIFIER)
     at = Locator(program, lowering, derived)
     for decision in graph_decisions(program, lowering, derived):
@@ -80,3 +63,24 @@ def _graph_findings(program: Program, lowering: Lowering, derived: Derived) -> l
                 finding("graph_not_fixpoint", row, span.line, span.col, decision.function, prefix=_VERIFIER)
             )
     return found
+
+
+def launch_postconditions(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
+    """After LegalizeSpmdLaunches every launch is proven positive (a guarded one is, under its
+    guard): an error for each that is not, as codegen's preflight raises it (SP310's default, info,
+    describes the guard the pass adds; here the program still lacks one)."""
+    found = []
+    for launch in decide_launches(program, lowering, derived).launches:
+        if launch.outcome != "proven":
+            row = {"callee": launch.callee}
+            found.append(
+                finding(
+                    "spmd_still_unproven", row, launch.line, launch.column, launch.function, prefix=_VERIFIER
+                )
+            )
+    return found
+
+
+Postconditions = Callable[[Program, Lowering, Derived], list[Diagnostic]]
+# each pass's verifier, by pass name (legalog/passes.py hands each pass its own)
+POSTCONDITIONS: Mapping[str, Postconditions] = {"graph": graph_postconditions, "spmd": launch_postconditions}

@@ -4,6 +4,7 @@ rendered, documented (`legalog rule --all`, docs/codes.md's table) and listed in
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from legalog.analyzer.codes import CODES, CodeInfo, Wording
 from legalog.facts import schema
+from legalog.passes import GRAPH, SPMD
 from legalog.pipeline import analyze
 from legalog.rules import programs
 from legalog.rules.language import RULES_DIR, RuleProgram
@@ -39,9 +41,8 @@ def gb199(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     # the rule, in a file of its own that the Graph pass loads
     rule_file = tmp_path / "throwaway.pyd"
     rule_file.write_text(RULE, encoding="utf-8")
-    graph = programs.GRAPH
-    extended = programs.PassRules((*graph.files, rule_file.stem), graph.keys)  # read: its stem
-    monkeypatch.setitem(programs.RULES_OF, "graph", extended)  # type: ignore[index]
+    extended = programs.PassRules((*GRAPH.rules.files, rule_file.stem), GRAPH.rules.keys)  # read: its stem
+    monkeypatch.setattr("legalog.pipeline.PIPELINE", (SPMD, dataclasses.replace(GRAPH, rules=extended)))
     names = (*programs.PASS_RULES, str(rule_file))
     monkeypatch.setattr("legalog.pipeline.pass_rules", lambda: RuleProgram.load(names, RULES_DIR))
     # the table entry and the declaration of the relation it words
