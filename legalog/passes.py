@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 
-from legalog.analyzer.codes import PASS_TITLES, PassTitle
+from legalog.analyzer.codes import PASS_POSITIONS, PASS_TITLES, PassTitle
 from legalog.analyzer.diagnostics import Diagnostic
 from legalog.analyzer.emitter import derived_findings
 from legalog.analyzer.graph import GraphDecision, graph_decisions
@@ -62,20 +62,28 @@ def _legalize_graphs(program: Program, outcome: GraphOutcome) -> Program:
 class Pass(Generic[D]):
     """One pass: `decide` reads the rules' rows (`rules` says which files give them), `rewrite`
     obeys the decisions and `verify` judges the rewritten program; `stage` is the name `analyze`
-    times its decisions under; it runs after the PyPTO pass `after` and immediately before `before`."""
+    times its decisions under; `after` and `before` are where it sits among PyPTO's passes."""
 
     name: PassName
     rules: PassRules
     decide: Callable[[Program, Lowering, Derived], D]
     rewrite: Callable[[Program, D], Program]
     stage: str
-    after: str
-    before: str
 
     @property
     def title(self) -> PassTitle:
         """The pass as PyPTO names it (messages, passes_dump file names)."""
         return PASS_TITLES[self.name]
+
+    @property
+    def after(self) -> str:
+        """The PyPTO pass that has run before it (the Graph pass: the final one of that name)."""
+        return PASS_POSITIONS[self.name][0]
+
+    @property
+    def before(self) -> str:
+        """The PyPTO pass it runs immediately before."""
+        return PASS_POSITIONS[self.name][1]
 
     @property
     def verify(self) -> Postconditions:
@@ -87,25 +95,19 @@ class Pass(Generic[D]):
         return cast("D | None", decided.get(self.name))
 
 
-# legalize_spmd_launches.en.txt: after LowerL2TensorCollectives, immediately before DeriveCallDirections.
 SPMD: Pass[SpmdOutcome] = Pass(
     "spmd",
     RULES_OF["spmd"],
     decide_launches,
     guard_launches,
     stage="launches",
-    after="LowerL2TensorCollectives",
-    before="DeriveCallDirections",
 )
-# legalize_graph_boundary.en.txt: after the final Simplify, immediately before MaterializeRuntimeScopes.
 GRAPH: Pass[GraphOutcome] = Pass(
     "graph",
     RULES_OF["graph"],
     _decide_graphs,
     _legalize_graphs,
     stage="decide",
-    after="Simplify",
-    before="MaterializeRuntimeScopes",
 )
 
 # In PyPTO's order: LegalizeSpmdLaunches runs first; its guards touch only Orchestration launches,

@@ -30,6 +30,7 @@ from legalog.analyzer.validation import validation_findings
 from legalog.analyzer.verifier import verify
 from legalog.analyzer.wellformed import wellformed_diagnostics
 from legalog.extractor.lower import FULL_BODY_KINDS, Lowering, lower
+from legalog.facts.limits import RUNTIMES
 from legalog.facts.store import FactStore
 from legalog.ir.allocation import bulk_allocation
 from legalog.ir.errors import ParseError
@@ -44,7 +45,6 @@ from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, work
 if TYPE_CHECKING:  # explanations load for `why` and `query` only, never on the check path
     from legalog.analyzer.explain import Explanation
 
-RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 
 # Which of the two passes to run: both (`check`, `fix`), or one, as PyPTO's pipeline runs each at
 # its own position (legalog.pypto).

@@ -219,7 +219,7 @@ def _runtime_name(runtime: str | Any | None) -> str:
     """legalog's runtime name for `runtime`, or for the active PassContext's when None."""
     from pypto import passes
 
-    from legalog.pipeline import RUNTIMES
+    from legalog.facts.limits import RUNTIMES
 
     if isinstance(runtime, str):
         if runtime not in RUNTIMES:

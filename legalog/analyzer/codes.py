@@ -59,6 +59,12 @@ _GB = "host_build_graph"
 # messages, `validate`'s reports and passes_dump file names say which one.
 PassTitle = Literal["LegalizeGraphBoundary", "LegalizeSpmdLaunches"]
 PASS_TITLES: dict[str, PassTitle] = {"graph": "LegalizeGraphBoundary", "spmd": "LegalizeSpmdLaunches"}
+# Where the seeds put each among PyPTO's passes ("Position in the pipeline"): the pass it runs
+# after (for the Graph pass, the final Simplify) and the one it runs immediately before.
+PASS_POSITIONS: dict[str, tuple[str, str]] = {
+    "spmd": ("LowerL2TensorCollectives", "DeriveCallDirections"),
+    "graph": ("Simplify", "MaterializeRuntimeScopes"),
+}
 
 CODES: dict[str, CodeInfo] = {
     info.code: info

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from legalog.analyzer.graph import GraphDecision, plain_name
+from legalog.analyzer.graph import BLOCKING_REASONS, GraphDecision, plain_name
 from legalog.facts.ids import function_of, split_var, var_name
 from legalog.ir.printer import print_expr
 
@@ -50,12 +50,6 @@ class Analysis(Protocol):
 
 Verdict = Literal["hoisted", "kept", "rejected", "removed_alias", "not_boundary"]
 
-BLOCKING = {
-    "call": "a call or tensor read the call site cannot repeat",
-    "loop_index": "a loop index the call site cannot name",
-    "carried": "a loop-carried or branch-merged value the call site cannot name",
-    "not_scalar_param": "a value that is not one of the Graph's scalar parameters",
-}
 VARYING = {
     "scalar_param": "a scalar parameter: replay patches it on every call",
     "runtime_loop_index": "the index of a loop whose trip count is not a compile-time constant",
@@ -572,7 +566,7 @@ class _Explainer:
             return
         ex.cite("blocking", *rows[0])
         ex.reasons.append(
-            f"not hoistable: it depends on `{self.text(rows[0][1])}`, {BLOCKING.get(rows[0][2], rows[0][2])}"
+            f"not hoistable: it depends on `{self.text(rows[0][1])}`, {BLOCKING_REASONS.get(rows[0][2], rows[0][2])}"
             + (f" (and {len(rows) - 1} more blocking leaves)" if len(rows) > 1 else "")
         )
 
@@ -614,7 +608,9 @@ class _Explainer:
 
     def node_notes(self, x: str) -> list[str]:
         notes = [
-            f"blocks hoisting: {BLOCKING[w]}" for r, leaf, w in self.d["blocking"] if r == x and leaf == x
+            f"blocks hoisting: {BLOCKING_REASONS[w]}"
+            for r, leaf, w in self.d["blocking"]
+            if r == x and leaf == x
         ]
         notes += [f"varies: {VARYING[w]}" for e, leaf, w in self.d["varying_leaf"] if e == x and leaf == x]
         notes += [f"invariant: {SEEDS[w]}" for s, w in self.d["invariant_seed"] if s == x]
@@ -732,7 +728,9 @@ class _Explainer:
             why = []
             if blocked:
                 ex.cite("blocking", *blocked[0])
-                why.append(f"`{self.text(blocked[0][1])}` is {BLOCKING.get(blocked[0][2], blocked[0][2])}")
+                why.append(
+                    f"`{self.text(blocked[0][1])}` is {BLOCKING_REASONS.get(blocked[0][2], blocked[0][2])}"
+                )
             if varying:
                 ex.cite("varying_leaf", *varying[0])
                 why.append(f"`{self.text(varying[0][1])}` is {VARYING.get(varying[0][2], varying[0][2])}")

@@ -335,11 +335,11 @@ def view_culprit(derived: Derived, at: Locator, v: str) -> str:
     )
 
 
-# why a value cannot be recomputed at the call site (the first blocking leaf), in the words `why`
-# uses; findings.py says the same of a kept scalar
+# why a value cannot be recomputed at the call site (the first blocking leaf, rules/scalars.pyd's
+# `blocking`): the words of GB118's and GB119's messages, of `why` and of a kept scalar's reason
 BLOCKING_REASONS = {
     "call": "a call or tensor read the call site cannot repeat",
     "loop_index": "a loop index the call site cannot name",
-    "carried": "a loop-carried or branch-merged value",
+    "carried": "a loop-carried or branch-merged value the call site cannot name",
     "not_scalar_param": "a value that is not one of the Graph's scalar parameters",
 }

@@ -46,13 +46,13 @@ from legalog.analyzer.positivity import (
     LoopRange,
     PositivityGoal,
     Verdict,
-    fold_constant,
     literal_verdict,
     prove,
     proven_by,
 )
 from legalog.extractor.lower import Lowering, lower
 from legalog.facts.ids import expr_order, function_of, split_var, stmt_order, var_id, var_name
+from legalog.ir.fold import fold_constant
 from legalog.ir.model import (
     Assign,
     Call,

@@ -1,5 +1,5 @@
 """Turn report entries into what people and tools read: Ruff-shaped text, SARIF 2.1.0 (the entries
-themselves are built from analyses in `legalog.surfaces.entries`)."""
+themselves are built from analyses in `legalog.surfaces.file_models`)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from legalog.pipeline import analyze
 from legalog.rules import programs
 from legalog.rules.language import RULES_DIR, RuleProgram
 from legalog.surfaces import rule_docs
-from legalog.surfaces.entries import file_model
+from legalog.surfaces.file_models import file_model
 from legalog.surfaces.render import render_sarif, render_text
 
 EXAMPLES = rule_docs.EXAMPLES_DIR

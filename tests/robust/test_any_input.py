@@ -24,7 +24,7 @@ from legalog.analyzer.diagnostics import diagnostic
 from legalog.cli import main
 from legalog.ir.parser import parse
 from legalog.pipeline import analyze
-from legalog.surfaces.entries import file_model
+from legalog.surfaces.file_models import file_model
 from legalog.surfaces.fixes import reread_mismatch
 from tests.conftest import FUZZ, GRAPH
 from tests.robust.test_inputs import ROW_SHIFT, line_of, only
