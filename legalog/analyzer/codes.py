@@ -21,7 +21,7 @@ FixKind = Literal["none", "function", "callers"]
 class Wording:
     """How each row of one declared relation (legalog/facts/schema.py) becomes a finding: `message`
     is a str.format template over the relation's column names and `limit` (and, on a row with
-    columns `e` and `i`, `arg` and `param`: that call-site position named by callee and parameter);
+    columns `E` and `I`, `arg` and `param`: that call-site position named by callee and parameter);
     `at` names the column whose place the finding takes (default: the first `fn`/`var`/`expr`
     one), `subject` the column naming what it is about.  `severity` overrides the code's own (an
     SP310 the verifier reports is an error); a row worded `fixable` is one `legalog fix` repairs."""
@@ -207,7 +207,7 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "graph_wrong_runtime",
-                    "Graph function `{g}` requires the host_build_graph runtime, but this compilation targets `{rt}`",
+                    "Graph function `{G}` requires the host_build_graph runtime, but this compilation targets `{R}`",
                 ),
             ),
         ),
@@ -220,7 +220,7 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "graph_no_tensor",
-                    "Graph function `{g}` takes no tensor parameters: its boundary is empty",
+                    "Graph function `{G}` takes no tensor parameters: its boundary is empty",
                 ),
             ),
         ),
@@ -234,7 +234,7 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "graph_too_many_tensors",
-                    "Graph function `{g}` takes {n} tensor parameters after hoisting, over the runtime's limit of {limit}",
+                    "Graph function `{G}` takes {N} tensor parameters after hoisting, over the runtime's limit of {limit}",
                 ),
             ),
         ),
@@ -248,7 +248,7 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "graph_too_many_scalars",
-                    "Graph function `{g}` takes {n} scalar parameters after Step A, over the runtime's limit of {limit}",
+                    "Graph function `{G}` takes {N} scalar parameters after Step A, over the runtime's limit of {limit}",
                 ),
             ),
         ),
@@ -274,8 +274,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "scalar_param_not_in",
-                    "Graph scalar parameter `{v}` is declared {d}; a boundary scalar can only be In",
-                    subject="v",
+                    "Graph scalar parameter `{V}` is declared {D}; a boundary scalar can only be In",
+                    subject="V",
                 ),
             ),
         ),
@@ -288,9 +288,9 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "returns_computed",
-                    "Graph function `{g}` returns `{e}` (position {pos}), a value it computed rather than one of its own parameters",
-                    subject="e",
-                    at="e",
+                    "Graph function `{G}` returns `{R}` (position {P}), a value it computed rather than one of its own parameters",
+                    subject="R",
+                    at="R",
                 ),
             ),
         ),
@@ -301,7 +301,7 @@ CODES: dict[str, CodeInfo] = {
             f"keep between 1 and {GRAPH_MAX_NODES} nodes (launches per loop iteration, dummies and allocation batches)",
             "graph_execution_storage_layout refuses a node count of zero and one over GRAPH_MAX_NODES",
             limit="graph_max_nodes",
-            wordings=(Wording("node_count_out_of_range", "Graph function `{g}` {n:tasks}"),),
+            wordings=(Wording("node_count_out_of_range", "Graph function `{G}` {N:tasks}"),),
         ),
         CodeInfo(
             "GB109",
@@ -312,13 +312,13 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "alloc_under_runtime",
-                    "`{v}` is allocated under a {c}, so the number of allocation nodes can differ between calls",
-                    subject="v",
+                    "`{V}` is allocated under a {C}, so the number of allocation nodes can differ between calls",
+                    subject="V",
                 ),
                 Wording(
                     "assert_region_alloc",
-                    "allocation `{v}` is left at the top level of the region",
-                    subject="v",
+                    "allocation `{V}` is left at the top level of the region",
+                    subject="V",
                 ),
             ),
         ),
@@ -331,8 +331,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "create_shape_varies",
-                    "`{v}` is allocated with extent `{x}`, which is not a compile-time constant",
-                    subject="v",
+                    "`{V}` is allocated with extent `{X}`, which is not a compile-time constant",
+                    subject="V",
                 ),
             ),
         ),
@@ -343,7 +343,7 @@ CODES: dict[str, CodeInfo] = {
             "create and fill the tensor at the call site, and pass it in",
             "orchestration codegen has no lowering for tensor.full and rejects it as a misplaced tensor op",
             wordings=(
-                Wording("region_full", "Graph function `{g}` calls tensor.full inside the region", at="e"),
+                Wording("region_full", "Graph function `{G}` calls tensor.full inside the region", at="E"),
             ),
         ),
         CodeInfo(
@@ -355,7 +355,7 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "launch_under_runtime",
-                    "this launch sits under a {c}: the recording fixes the launch count and branch on the first call",
+                    "this launch sits under a {C}: the recording fixes the launch count and branch on the first call",
                 ),
             ),
         ),
@@ -368,9 +368,9 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "inline_varying_arg",
-                    "{arg} `{x}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot",
-                    subject="x",
-                    at="x",
+                    "{arg} `{X}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot",
+                    subject="X",
+                    at="X",
                 ),
             ),
         ),
@@ -383,8 +383,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "graph_calls_graph",
-                    "Graph function `{g}` calls Graph function `{callee}`: nested graphs are not supported",
-                    subject="callee",
+                    "Graph function `{G}` calls Graph function `{Callee}`: nested graphs are not supported",
+                    subject="Callee",
                 ),
             ),
         ),
@@ -428,19 +428,19 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "unslotted_scalar",
-                    "scalar `{w}` reaches a task but is neither a parameter, hoistable, nor replay-invariant{w:culprit}: replay would reuse the first call's value",
-                    subject="w",
+                    "scalar `{W}` reaches a task but is neither a parameter, hoistable, nor replay-invariant{W:culprit}: replay would reuse the first call's value",
+                    subject="W",
                 ),
                 Wording(
                     "assert_derivable_left",
-                    "`{v}` could be computed at the call site but is still derived in the region",
-                    subject="v",
+                    "`{V}` could be computed at the call site but is still derived in the region",
+                    subject="V",
                 ),
                 Wording(
                     "assert_unslotted_arg",
-                    "a task reads scalar `{w}`, which has no argument slot and can differ between calls",
-                    subject="w",
-                    at="e",
+                    "a task reads scalar `{W}`, which has no argument slot and can differ between calls",
+                    subject="W",
+                    at="E",
                 ),
                 Wording("graph_not_fixpoint", "Graph `{g}` still has values to hoist after legalization"),
             ),
@@ -454,13 +454,13 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "moving_view",
-                    "view `{v}` of a boundary tensor has a window that is neither reconstructible at the call site nor the same on every replay{v:view_culprit}",
-                    subject="v",
+                    "view `{V}` of a boundary tensor has a window that is neither reconstructible at the call site nor the same on every replay{V:view_culprit}",
+                    subject="V",
                 ),
                 Wording(
                     "assert_moving_window",
-                    "view `{v}` of a boundary tensor keeps a window that can differ between calls",
-                    subject="v",
+                    "view `{V}` of a boundary tensor keeps a window that can differ between calls",
+                    subject="V",
                 ),
             ),
         ),
@@ -473,8 +473,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "view_extent_varies",
-                    "view `{v}` of a boundary tensor has extent `{x}`, which is neither constant nor replay-invariant",
-                    subject="v",
+                    "view `{V}` of a boundary tensor has extent `{X}`, which is neither constant nor replay-invariant",
+                    subject="V",
                 ),
             ),
         ),
@@ -487,8 +487,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "core_num_not_literal",
-                    "this launch's core_num `{x}` is not a compile-time constant",
-                    subject="x",
+                    "this launch's core_num `{X}` is not a compile-time constant",
+                    subject="X",
                 ),
             ),
         ),
@@ -501,8 +501,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "assert_rename_survives",
-                    "rename `{v}` of a boundary scalar survives",
-                    subject="v",
+                    "rename `{V}` of a boundary scalar survives",
+                    subject="V",
                 ),
             ),
         ),
@@ -515,8 +515,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "graph_call_in_expression",
-                    "this call of Graph function `{g}` is not a flat call statement (it sits inside another expression, or holds a call among its arguments), so the pass cannot give it the arguments it hoists: bind each call to a name of its own first",
-                    subject="g",
+                    "this call of Graph function `{G}` is not a flat call statement (it sits inside another expression, or holds a call among its arguments), so the pass cannot give it the arguments it hoists: bind each call to a name of its own first",
+                    subject="G",
                 ),
             ),
         ),
@@ -567,8 +567,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "host_tensor_to_device",
-                    "`{w}` is read or written by host graph construction and also passed to a device kernel, as {arg}",
-                    subject="w",
+                    "`{W}` is read or written by host graph construction and also passed to a device kernel, as {arg}",
+                    subject="W",
                 ),
             ),
         ),
@@ -581,8 +581,8 @@ CODES: dict[str, CodeInfo] = {
             wordings=(
                 Wording(
                     "host_reads_device_value",
-                    "host graph construction reads `{v}`, a runtime allocation or a value a device task produces",
-                    subject="v",
+                    "host graph construction reads `{V}`, a runtime allocation or a value a device task produces",
+                    subject="V",
                 ),
             ),
         ),

@@ -81,11 +81,11 @@ def derived_findings(
 
 
 def _call_position(at: Locator, cells: Mapping[str, _Cell]) -> dict[str, str]:
-    """`{arg}` and `{param}`: a row's call-site position (columns `e` and `i`) named by its callee
+    """`{arg}` and `{param}`: a row's call-site position (columns `E` and `I`) named by its callee
     and the callee's parameter, as a user finds it in the dump."""
-    if "e" not in cells or "i" not in cells:
+    if "E" not in cells or "I" not in cells:
         return {}
-    call, i = str(cells["e"].value), int(cells["i"].value)
+    call, i = str(cells["E"].value), int(cells["I"].value)
     return {"arg": at.argument(call, i), "param": at.argument(call, i, "parameter")}
 
 

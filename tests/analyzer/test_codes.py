@@ -16,12 +16,11 @@ from legalog.analyzer.emitter import wordings
 from legalog.facts.limits import LIMITS
 from legalog.facts.schema import DECIDED_RELATIONS, DECLARED, DERIVED_RELATIONS
 from legalog.rules.language import RULES_DIR, RuleProgram
-from legalog.rules.programs import PASS_RULES, VERIFIER_RULES
+from legalog.rules.programs import EXPLAIN_RULES
 from legalog.surfaces.rule_docs import example
 from tests.graph.test_cases import case_files
 
-RULES = RuleProgram.load(VERIFIER_RULES)
-PASS = RuleProgram.load(PASS_RULES)
+EVERY = RuleProgram.load((*EXPLAIN_RULES, "verifier"))  # the pass's, why's and the verifier's
 WORDED = wordings()
 
 # codes no dump in tests/graph/cases can show, and where each is held instead
@@ -52,8 +51,8 @@ def test_a_worded_relation_is_declared_and_its_template_reads_declared_columns(r
     info, wording = WORDED[relation]
     assert relation in DECLARED, f"{info.code}: `{relation}` is not declared in legalog/facts/schema.py"
     columns = [c.name for c in DECLARED[relation].columns]
-    # `{arg}` / `{param}`: the call-site position of columns `e` and `i`, named by callee and parameter
-    positions = {"arg", "param"} if {"e", "i"} <= set(columns) else set()
+    # `{arg}` / `{param}`: the call-site position of columns `E` and `I`, named by callee and parameter
+    positions = {"arg", "param"} if {"E", "I"} <= set(columns) else set()
     assert _fields(wording.message) <= {*columns, *positions, "limit"}, (
         f"{info.code}: the message reads an undeclared column"
     )
@@ -62,17 +61,18 @@ def test_a_worded_relation_is_declared_and_its_template_reads_declared_columns(r
 
 @pytest.mark.parametrize("relation", [r.name for r in DERIVED_RELATIONS])
 def test_a_declared_derived_relation_is_the_rules_own(relation: str) -> None:
-    """The rules define it with the declared arity, and something words it (or it is dead)."""
-    assert relation in RULES.derived, f"no rule derives `{relation}`"
-    assert RULES.relations[relation].arity == len(DECLARED[relation].columns)
-    assert relation in WORDED, f"`{relation}` is declared for findings, but no code words it"
-    checked_on_output = RULES.defined_in["verifier"]
-    assert relation in PASS.derived or relation in checked_on_output
+    """The rules define it, with the declared arity."""
+    assert relation in EVERY.derived, f"no rule derives `{relation}`"
+    assert EVERY.relations[relation].arity == len(DECLARED[relation].columns)
+
+
+def test_every_relation_the_rules_derive_is_declared() -> None:
+    assert set(EVERY.derived) <= {r.name for r in DERIVED_RELATIONS}
 
 
 @pytest.mark.parametrize("relation", [r.name for r in DECIDED_RELATIONS])
 def test_a_decided_relation_is_worded_and_no_rule_defines_it(relation: str) -> None:
-    assert relation in WORDED and relation not in RULES.relations
+    assert relation in WORDED and relation not in EVERY.relations
 
 
 def test_each_relation_is_worded_by_one_code() -> None:
