@@ -95,20 +95,8 @@ class Pass(Generic[D]):
         return cast("D | None", decided.get(self.name))
 
 
-SPMD: Pass[SpmdOutcome] = Pass(
-    "spmd",
-    RULES_OF["spmd"],
-    decide_launches,
-    guard_launches,
-    stage="launches",
-)
-GRAPH: Pass[GraphOutcome] = Pass(
-    "graph",
-    RULES_OF["graph"],
-    _decide_graphs,
-    _legalize_graphs,
-    stage="decide",
-)
+SPMD: Pass[SpmdOutcome] = Pass("spmd", RULES_OF["spmd"], decide_launches, guard_launches, "launches")
+GRAPH: Pass[GraphOutcome] = Pass("graph", RULES_OF["graph"], _decide_graphs, _legalize_graphs, "decide")
 
 # In PyPTO's order: LegalizeSpmdLaunches runs first; its guards touch only Orchestration launches,
 # never a Graph call site or body.
