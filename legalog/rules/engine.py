@@ -33,6 +33,7 @@ __all__ = [
     "RuleProgram",
     "evaluate",
     "given_facts",
+    "prepare",
     "resolve_engine",
 ]
 
@@ -48,7 +49,12 @@ def evaluate(
     With `outputs`, clingo computes only the relations they are derived from (the reference
     engine computes every relation, a superset: it is the one to compare against); `firable`:
     `rules.firable(facts)` when the caller has it already."""
-    if resolve_engine(engine) == "clingo":
+    chosen = resolve_engine(engine)
+    if chosen == "compiled":
+        from legalog.rules.backends import compiled
+
+        return compiled.evaluate(rules, facts, outputs, firable)
+    if chosen == "clingo":
         from legalog.rules.backends import clingo
 
         try:
@@ -127,6 +133,15 @@ def _evaluate_split(
         {name: rest[name] for name in part},
         {name: functools.partial(first.__getitem__, name) for name in first if name not in part},
     )
+
+
+def prepare(rules: RuleProgram, engine: str | None = None) -> None:
+    """Make what the engine evaluates `rules` with (the compiled engine's module) now, as a
+    process that evaluates many programs does before it forks its workers."""
+    if resolve_engine(engine) == "compiled":
+        from legalog.rules.backends import compiled
+
+        compiled.load(rules)
 
 
 def given_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derived:
