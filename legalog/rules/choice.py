@@ -9,6 +9,9 @@ import os
 ENGINES = ("compiled", "clingo", "pydatalog")
 DEFAULT_ENGINE = "compiled"
 ENV_VAR = "LEGALOG_ENGINE"
+# The rule programs legalog evaluates, by the name `legalog rules --emit NAME` takes
+# (legalog.rules.programs.PROGRAMS: their files).
+PROGRAMS = ("pass", "explain", "verifier")
 
 
 def resolve_engine(engine: str | None = None) -> str:

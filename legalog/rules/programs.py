@@ -62,3 +62,10 @@ EXPLAIN_RULES = (*PASS_RULES, "explain")
 # (tests/rules/test_rule_files.py holds it to that); it is solved in the same evaluation as the
 # pass rules' re-check of the rewritten program, which saves a whole engine run.
 VERIFIER_RULES = (*PASS_RULES, "verifier")
+
+# Each program by its name (legalog.rules.choice.PROGRAMS, `legalog rules --emit NAME`).
+PROGRAMS: Mapping[str, tuple[str, ...]] = {
+    "pass": PASS_RULES,
+    "explain": EXPLAIN_RULES,
+    "verifier": VERIFIER_RULES,
+}

@@ -87,3 +87,24 @@ def test_the_result_cache_keys_on_the_engine(tmp_path: Path, monkeypatch: pytest
         monkeypatch.setenv("LEGALOG_ENGINE", engine)
         cache.cached(str(dump), "host_build_graph", analyse)
     assert calls == list(ENGINES)  # one miss per engine, then hits
+
+
+@pytest.mark.parametrize("name", ["pass", "explain", "verifier"])
+def test_rules_emit_prints_the_compiled_module_of_each_program(name: str) -> None:
+    from legalog.rules.language import RuleProgram
+    from legalog.rules.programs import PROGRAMS
+
+    result = run("rules", "--emit", name)
+    assert result.returncode == 0 and not result.stderr
+    rules = RuleProgram.load(PROGRAMS[name])
+    compile(result.stdout, f"<{name}>", "exec")  # Python, read only: compiled, never run here
+    for i, rule in enumerate(rules.rules):  # every rule, headed by where it is written
+        assert f"\ndef r{i}(R, ix, out):\n" in result.stdout
+        assert f"# {Path(rule.where).name}: " in result.stdout
+    assert "\nCOMPONENTS = (\n" in result.stdout
+
+
+def test_rules_emit_of_an_unknown_program_is_a_usage_error_naming_the_programs() -> None:
+    result = run("rules", "--emit", "passes")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "choose from 'pass', 'explain', 'verifier'" in result.stderr
