@@ -80,7 +80,7 @@ def measure(text: str, name: str, engines: list[str], repeat: int) -> dict[str, 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--engines", nargs="+", default=["compiled", "clingo"])
+    ap.add_argument("--engines", nargs="+", default=["compiled", "pydatalog"])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-large", action="store_true", help="without the 5 MB program")
     ap.add_argument("--only", help="only the inputs whose name holds this text")

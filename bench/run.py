@@ -1,7 +1,7 @@
 """The benchmark suite (issues 7, 10 and 19): one command, every figure, a table and bench/out/results.json.
 
     python bench/run.py                          # both engines, every target (about 15 minutes on 2 cores)
-    python bench/run.py --engines clingo         # one engine
+    python bench/run.py --engines compiled       # one engine
     python bench/run.py --no-large               # without the 5 MB program and the 3,000 launches
     python bench/run.py --quick                  # K up to 50, fewer repeats, no large programs: a smoke run
 
@@ -276,12 +276,12 @@ def table(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="legalog benchmarks (issues 7 and 10)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
-    ap.add_argument("--engine", default="clingo", help=argparse.SUPPRESS)
+    ap.add_argument("--engine", default="compiled", help=argparse.SUPPRESS)
     ap.add_argument("--passes", nargs="+", default=["graph", "spmd"], help=argparse.SUPPRESS)
     ap.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--no-large", action="store_true", help="skip the 5 MB program and the 3,000 launches")
     ap.add_argument(
-        "--engines", nargs="+", default=["clingo", "pydatalog"], help="engines to measure, side by side"
+        "--engines", nargs="+", default=["compiled", "pydatalog"], help="engines to measure, side by side"
     )
     ap.add_argument("--ks", type=int, nargs="+", default=[25, 50, 100, 200], help="scaling points (T=8)")
     ap.add_argument("--quick", action="store_true", help="K in (25, 50), a smaller batch, fewer repeats")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-ENGINES = ("compiled", "clingo", "pydatalog")
+ENGINES = ("compiled", "pydatalog")
 DEFAULT_ENGINE = "compiled"
 ENV_VAR = "LEGALOG_ENGINE"
 # The rule programs legalog evaluates, by the name `legalog rules --emit NAME` takes

@@ -1,7 +1,8 @@
 """Rule programs kept between processes.  Reading, linting and stratifying the rule files costs a
 fresh process about 35 ms (a whole `check` of a small dump is 0.25 s), so each packaged program is
 kept, pickled, in the cache folder (legalog.home) under a key naming legalog's version, this
-Python, the rule language's own source and every rule file's name and text.
+Python, the rule language's own source and every rule file's name and text; the compiled engine
+keeps its generated module (source and code, `read_bytes`/`write_bytes`) the same way.
 
 Never trusted blindly: a kept file is used only when its header names the key asked for and its
 SHA-256 matches, it unpickles to the classes its reader allows and nothing else (no other global

@@ -108,3 +108,9 @@ def test_rules_emit_of_an_unknown_program_is_a_usage_error_naming_the_programs()
     result = run("rules", "--emit", "passes")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "choose from 'pass', 'explain', 'verifier'" in result.stderr
+
+
+def test_an_engine_that_was_removed_is_a_usage_error_naming_those_that_exist() -> None:
+    result = run("check", str(EXAMPLES / "row_shift.py"), "--engine", "clingo")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "invalid choice: 'clingo' (choose from 'compiled', 'pydatalog')" in result.stderr

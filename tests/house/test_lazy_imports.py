@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 NOTHING_TO_DECIDE = REPO / "bench" / "dumps" / "nothing_to_decide.py"  # no Graph, no launch
 GRAPH_ONLY = REPO / "examples" / "row_shift.py"  # a Graph, no launch
 LAUNCHES = REPO / "examples" / "spmd_counts.py"  # SPMD launches
-HEAVY = ("z3", "clingo", "pyDatalog", "numpy", "torch", "pypto", "pydantic")
+HEAVY = ("z3", "pyDatalog", "numpy", "torch", "pypto", "pydantic")
 
 
 def _loaded_after(code: str) -> set[str]:
