@@ -1070,13 +1070,10 @@ def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> 
     """
     checked: dict[str, frozenset[Row]] = {}
     for name, rows in facts.items():
-        if not isinstance(name, str) or not name.isidentifier() or _is_variable(name):
-            raise FactError(f"relation name {name!r} is not a lower-case identifier")
-        if name in BUILTIN_NAMES:
-            raise FactError(f"relation name `{name}` is a Python built-in; pyDatalog cannot store it")
-        rel = rules.relations.get(name)
-        if rel is not None and rel.function:
-            raise FactError(f"`{name}` is computed by a function rule ({rel}); it takes no facts")
+        rel = _fact_relation(rules, name)
+        if isinstance(rows, (list, tuple, set, frozenset)) and not rows:
+            checked[name] = _NO_ROWS  # most relations of a small program: nothing to look at
+            continue
         listed = list(rows)
         if not set(map(type, listed)) <= {tuple}:
             _refuse(name, rel, listed)
@@ -1089,6 +1086,23 @@ def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> 
             _refuse(name, rel, listed)
         checked[name] = frozenset(listed)
     return checked
+
+
+_NO_ROWS: frozenset[Row] = frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _fact_relation(rules: RuleProgram, name: object) -> Relation | None:
+    """The relation facts named `name` fill (None: one the rules do not read); a FactError for a
+    name no engine can hold.  The same few names recur in every evaluation: checked once."""
+    if not isinstance(name, str) or not name.isidentifier() or _is_variable(name):
+        raise FactError(f"relation name {name!r} is not a lower-case identifier")
+    if name in BUILTIN_NAMES:
+        raise FactError(f"relation name `{name}` is a Python built-in; pyDatalog cannot store it")
+    rel = rules.relations.get(name)
+    if rel is not None and rel.function:
+        raise FactError(f"`{name}` is computed by a function rule ({rel}); it takes no facts")
+    return rel
 
 
 def _refuse(name: str, rel: Relation | None, rows: Sequence[object]) -> NoReturn:

@@ -3,6 +3,7 @@ the check path, `why`/`query` and the verifier cannot drift apart."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
@@ -47,8 +48,14 @@ def work(rules: RuleProgram, facts: Mapping[str, Collection[Row]], passes: Colle
     """The passes among `passes` that have something to decide over `facts`: a key relation can
     hold a row (`RuleProgram.firable`, decided from which input rows exist, before any engine runs)."""
     fired = rules.firable(facts)
-    possible = {rules.rules[i].head.relation for i in fired}
+    possible = _heads(rules, fired)
     return Work(frozenset(name for name in passes if RULES_OF[name].keys & possible), fired)
+
+
+@functools.lru_cache(maxsize=256)
+def _heads(rules: RuleProgram, fired: tuple[int, ...]) -> frozenset[str]:
+    """The relations the rules `fired` define (the same few selections recur)."""
+    return frozenset(rules.rules[i].head.relation for i in fired)
 
 
 # LegalizeGraphBoundary and LegalizeSpmdLaunches, as `check` and `fix` evaluate them.
