@@ -57,7 +57,6 @@ __all__ = [
     "PositivityGoal",
     "Verdict",
     "expr_text",
-    "fold_constant",
     "literal_verdict",
     "prove",
     "proven_by",

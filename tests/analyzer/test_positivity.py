@@ -12,11 +12,11 @@ from legalog.analyzer.positivity import (
     CORE_NUM,
     LoopRange,
     PositivityGoal,
-    fold_constant,
     prove,
     smt2,
     value_domain,
 )
+from legalog.ir.fold import fold_constant
 from legalog.ir.model import BinOp, BoolOp, Call, Compare, Const, Dotted, Expr, Name, Opaque, UnaryOp
 
 n = Name("n")
