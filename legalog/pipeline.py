@@ -199,7 +199,7 @@ def analyze(
 ) -> Analysis:
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
-    a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (clingo unless
+    a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (compiled unless
     $LEGALOG_ENGINE or the caller says otherwise).  `stage` runs each stage (`bench/` times them)."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
