@@ -9,7 +9,7 @@ Per engine, per input (the real dumps of ../shared/corpus found relative to the 
 in bench/dumps, and synthetic programs from bench/generate.py), each in its own subprocess so
 peak memory is that input's alone: `legalog.pipeline.analyze` itself, each stage timed as it runs
 (`analyze(..., stage=...)`: parse, the parser's checks, frontend versioning, lower, rules,
-decide, launches, rewrite, verify; then print), after a warm-up on other programs (what a process
+launches, decide (each pass's decisions, in legalog/passes.py's order), rewrite, verify; then print), after a warm-up on other programs (what a process
 pays once), the total, fact counts, peak RSS (ru_maxrss), and the ratio to `ast.parse` of the
 same text.  Then: each pass alone on small dumps, scaling over K, the 5 MB program, a 2**31 loop
 bound, 3,000 launches, 10,000 renames inside a Graph, batch throughput of `legalog check --jobs 1`
@@ -34,13 +34,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from unittest import mock
 
+from legalog.passes import PIPELINE
+from legalog.pipeline import STAGES as PIPELINE_STAGES
+
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
 OUT = BENCH / "out"
 DUMPS = BENCH / "dumps"
-# The pipeline's stages (legalog/pipeline.py, `analyze(..., stage=...)`), then printing the output.
-STAGES = ("parse", "checks", "version", "lower", "rules", "decide", "launches", "rewrite", "verify", "print")
+# The pipeline's stages (legalog/pipeline.py, `analyze(..., stage=...)`, each pass's decisions
+# under its own name, in the passes' order), then printing the output.
+STAGES = (*PIPELINE_STAGES, "print")
+# both passes, in PyPTO's order (legalog/passes.py)
+BOTH = tuple(p.name for p in PIPELINE)
 # Reading the dump as PyPTO's parser would (and versioning a frontend dump): not either pass's work.
 READING = ("parse", "checks", "version")
 WARM_UP = ("examples/row_shift.py", "examples/spmd_counts.py")
@@ -53,7 +59,7 @@ def measure_one(
     path: str,
     engine: str,
     runtime: str = "host_build_graph",
-    passes: tuple[str, ...] = ("graph", "spmd"),
+    passes: tuple[str, ...] = BOTH,
     repeat: int = 1,
 ) -> dict:
     """Runs in a fresh subprocess: one input through `legalog.pipeline.analyze` itself, each stage
@@ -127,9 +133,7 @@ def _timed(fn, repeat: int) -> list[float]:
     return out
 
 
-def run_one(
-    path: Path, engine: str, timeout: float, passes: tuple[str, ...] = ("graph", "spmd"), repeat: int = 1
-) -> dict:
+def run_one(path: Path, engine: str, timeout: float, passes: tuple[str, ...] = BOTH, repeat: int = 1) -> dict:
     proc = subprocess.run(
         [
             sys.executable,
@@ -283,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="legalog benchmarks (issues 7 and 10)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--engine", default="compiled", help=argparse.SUPPRESS)
-    ap.add_argument("--passes", nargs="+", default=["graph", "spmd"], help=argparse.SUPPRESS)
+    ap.add_argument("--passes", nargs="+", default=list(BOTH), help=argparse.SUPPRESS)
     ap.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--no-large", action="store_true", help="skip the 5 MB program and the 3,000 launches")
     ap.add_argument(

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from legalog.facts.limits import RUNTIMES
 from legalog.rules.choice import DEFAULT_ENGINE, ENGINES, ENV_VAR, PROGRAMS, resolve_engine
 
-RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 FAIL_ON = (
     "error",
     "warning",
@@ -819,7 +819,7 @@ def _parsed(path: str):
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from legalog.surfaces.entries import file_model
+    from legalog.surfaces.file_models import file_model
     from legalog.surfaces.fixes import write_atomic, write_output
     from legalog.surfaces.render import render_text
 

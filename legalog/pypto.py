@@ -23,19 +23,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from legalog.passes import GRAPH, SPMD
+
 if TYPE_CHECKING:
     from legalog.analyzer.diagnostics import Diagnostic
-    from legalog.pipeline import PassName
+    from legalog.passes import PassName
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-GRAPH_PASS = "LegalizeGraphBoundary"
-SPMD_PASS = "LegalizeSpmdLaunches"
+GRAPH_PASS, SPMD_PASS = GRAPH.title, SPMD.title
 
-# Where the seeds put the passes in the Default strategy ("Position in the pipeline").
-SPMD_BEFORE, SPMD_AFTER = "DeriveCallDirections", "LowerL2TensorCollectives"
-GRAPH_BEFORE, GRAPH_AFTER = "MaterializeRuntimeScopes", "Simplify"
+# Where the seeds put the passes in the Default strategy ("Position in the pipeline"): each pass
+# says it (legalog/passes.py).
+SPMD_BEFORE, SPMD_AFTER = SPMD.before, SPMD.after
+GRAPH_BEFORE, GRAPH_AFTER = GRAPH.before, GRAPH.after
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +219,7 @@ def _runtime_name(runtime: str | Any | None) -> str:
     """legalog's runtime name for `runtime`, or for the active PassContext's when None."""
     from pypto import passes
 
-    from legalog.pipeline import RUNTIMES
+    from legalog.facts.limits import RUNTIMES
 
     if isinstance(runtime, str):
         if runtime not in RUNTIMES:

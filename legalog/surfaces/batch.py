@@ -76,7 +76,7 @@ def analyse_target(
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import analyze
-    from legalog.surfaces.entries import file_model
+    from legalog.surfaces.file_models import file_model
 
     path = target.path
     if data is None and Path(path).is_dir():  # a folder the search could not list
@@ -104,7 +104,7 @@ def _validated(target: Target, runtime: str, data: bytes | None, engine: str | N
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import Validation, validate
-    from legalog.surfaces.entries import validation_model
+    from legalog.surfaces.file_models import validation_model
 
     assert target.before is not None
     after = None if target.after_missing else target.path
