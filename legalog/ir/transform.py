@@ -50,13 +50,18 @@ def substitute(node: Node, lookup: Substitution) -> Node:
             continue
         if children_done:
             done[key] = _rebuilt(item, done)
-        elif isinstance(item, Name):
+            continue
+        kind = type(item)
+        if kind is Name:
             done[key] = _substitute_name(item, lookup)
-        elif isinstance(item, Opaque):
+        elif kind is Opaque:
             done[key] = _substitute_opaque(item, lookup)
-        elif isinstance(item, tuple) or (is_dataclass(item) and not isinstance(item, type)):
+        elif kind is tuple or _use_fields(kind):
             stack.append((item, True))
-            stack.extend((child, False) for child in _children(item) if id(child) not in done)
+            # leaves (strings, numbers, None) are pushed nowhere: `_rebuilt` keeps them as they are
+            stack.extend(
+                (child, False) for child in _children(item) if _walked(child) and id(child) not in done
+            )
         else:
             done[key] = item
     return done[id(node)]
@@ -68,26 +73,36 @@ _USE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _use_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an IR node class that can hold a use; () for any other class (a leaf)."""
     if (names := _USE_FIELDS.get(cls)) is None:
-        names = _USE_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name not in _NOT_USES)
+        names = _USE_FIELDS[cls] = (
+            tuple(f.name for f in fields(cls) if f.name not in _NOT_USES) if is_dataclass(cls) else ()
+        )
     return names
 
 
+def _walked(item: Any) -> bool:
+    """Whether `item` can hold a use: a tuple or an IR node (a string or a number is a leaf)."""
+    kind = type(item)
+    return kind is tuple or kind is Name or kind is Opaque or bool(_use_fields(kind))
+
+
 def _children(item: Any) -> Iterable[Any]:
-    if isinstance(item, tuple):
+    if type(item) is tuple:
         return item
     return (getattr(item, name) for name in _use_fields(type(item)))
 
 
 def _rebuilt(item: Any, done: dict[int, Any]) -> Any:
-    """`item` over its children's results; `item` itself when none changed."""
-    if isinstance(item, tuple):
-        items = tuple(done[id(child)] for child in item)
+    """`item` over its children's results; `item` itself when none changed.  A child not in
+    `done` is a leaf, its own result (alive in the tree, so its id is no other node's)."""
+    if type(item) is tuple:
+        items = tuple(done.get(id(child), child) for child in item)
         return item if all(a is b for a, b in zip(items, item)) else items
     changes = {}
     for name in _use_fields(type(item)):
         value = getattr(item, name)
-        if (new := done[id(value)]) is not value:
+        if (new := done.get(id(value), value)) is not value:
             changes[name] = new
     return replace(item, **changes) if changes else item
 
@@ -132,6 +147,8 @@ def node_fields(kind: type) -> tuple[str, ...] | None:
 
 
 def rename(node: Node, names: dict[str, str]) -> Node:
+    if not names:
+        return node  # nothing to rename: no walk (most Graphs a rewrite touches have no alias)
     return substitute(node, lambda n: Name(names[n]) if n in names else None)
 
 
