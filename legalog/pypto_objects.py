@@ -23,6 +23,7 @@ import textwrap
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from legalog.extractor.lower import FULL_BODY_KINDS
 from legalog.ir.model import Function, Program
 from legalog.ir.printer import print_function
 
@@ -40,8 +41,9 @@ class _AllFound(Exception):
 
 def passes_with_work(program: Any, passes: Collection[str]) -> frozenset[str]:
     """The passes among `passes` ("graph", "spmd") that may have something to decide in
-    `program`, read from its objects.  Conservative: a pass left out has nothing to decide (the
-    text analysis would find it legal with no finding); one named may still turn out legal.
+    `program`, read from its objects where legalog's lowering reads the printed program.
+    Conservative: a pass left out has nothing to decide (the text analysis would find it legal
+    with no finding); one named may still turn out legal.
 
     "graph": a function of type Graph, or a `tensor.read` / `tensor.write` call (host control);
     "spmd": a launch with a block count (`core_num`) or a `with pl.spmd(...)` scope."""
@@ -80,8 +82,18 @@ def passes_with_work(program: Any, passes: Collection[str]) -> frozenset[str]:
             super().visit_spmd_scope_stmt(op)
 
     if look_graph or look_spmd:
+        scan = Scan()
         with contextlib.suppress(_AllFound):
-            Scan().visit_program(program)
+            for fn in program.functions.values():
+                # What legalog's lowering reads: the whole body of an orchestration-level function,
+                # only the returns of a kernel (extractor/lower.py, FULL_BODY_KINDS).
+                if fn.func_type.name in FULL_BODY_KINDS:
+                    scan.visit_function(fn)
+                    continue
+                body = fn.body
+                for stmt in body.stmts if isinstance(body, ir.SeqStmts) else (body,):
+                    if isinstance(stmt, ir.ReturnStmt):
+                        scan.visit_stmt(stmt)
     return frozenset(found)
 
 
