@@ -200,7 +200,8 @@ def _parse_method(
         closure_vars=closure,
         buffer_name_meta={},
         dyn_var_cache=dynamic,
-        pending_comments=extract_line_comments(code),
+        # tokenizing is a third of the parse; a text without `#` has no comment to find
+        pending_comments=extract_line_comments(code) if "#" in code else {},
         alloc_window_buffer_names=set(),
     )
     return parser.parse_function(
