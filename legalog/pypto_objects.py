@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import textwrap
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
@@ -50,51 +51,65 @@ def passes_with_work(program: Any, passes: Collection[str]) -> frozenset[str]:
     from pypto.pypto_core import ir
 
     wanted = frozenset(passes)
+    functions = list(program.functions.values())  # each call of `functions` wraps every one anew
     found: set[str] = set()
-    if "graph" in wanted and any(f.func_type == ir.FunctionType.Graph for f in program.functions.values()):
+    if "graph" in wanted and any(f.func_type == ir.FunctionType.Graph for f in functions):
         found.add("graph")
     if found >= wanted:
         return frozenset(found)
-    look_graph, look_spmd = "graph" in wanted - found, "spmd" in wanted
+    scan = _scanner()(wanted, found)
+    with contextlib.suppress(_AllFound):
+        for fn in functions:
+            # What legalog's lowering reads: the whole body of an orchestration-level function,
+            # only the returns of a kernel (extractor/lower.py, FULL_BODY_KINDS).
+            if fn.func_type.name in FULL_BODY_KINDS:
+                scan.visit_function(fn)
+                continue
+            body = fn.body
+            for stmt in body.stmts if isinstance(body, ir.SeqStmts) else (body,):
+                if isinstance(stmt, ir.ReturnStmt):
+                    scan.visit_stmt(stmt)
+    return frozenset(found)
 
-    def hit(name: str) -> None:
-        found.add(name)
-        if found >= wanted:
-            raise _AllFound
 
-    class Scan(ir.IRVisitor):  # PyPTO's own visitor walks every statement and expression
+@functools.cache
+def _scanner() -> type:
+    """The visitor of `passes_with_work`, made once (a class per call costs more than a small
+    program's scan): PyPTO's own `IRVisitor` walks every statement and expression, and calls
+    back only for calls, launches and SPMD scopes."""
+    from pypto.pypto_core import ir
+
+    class Scan(ir.IRVisitor):
+        def __init__(self, wanted: frozenset[str], found: set[str]) -> None:
+            super().__init__()
+            self.wanted, self.found = wanted, found
+            self.graph = "graph" in wanted - found
+            self.spmd = "spmd" in wanted - found
+
+        def hit(self, name: str) -> None:
+            self.found.add(name)
+            if self.found >= self.wanted:
+                raise _AllFound
+
         def visit_call(self, op: Any) -> None:
             callee = op.op
-            if look_graph and callee.name in HOST_OPS:
-                hit("graph")
-            if look_spmd and isinstance(callee, ir.GlobalVar) and "core_num" in op.attrs:
-                hit("spmd")
+            if self.graph and callee.name in HOST_OPS:
+                self.hit("graph")
+            if self.spmd and isinstance(callee, ir.GlobalVar) and "core_num" in op.attrs:
+                self.hit("spmd")
             super().visit_call(op)
 
         def visit_submit(self, op: Any) -> None:
-            if look_spmd and op.core_num is not None:
-                hit("spmd")
+            if self.spmd and op.core_num is not None:
+                self.hit("spmd")
             super().visit_submit(op)
 
         def visit_spmd_scope_stmt(self, op: Any) -> None:
-            if look_spmd:
-                hit("spmd")
+            if self.spmd:
+                self.hit("spmd")
             super().visit_spmd_scope_stmt(op)
 
-    if look_graph or look_spmd:
-        scan = Scan()
-        with contextlib.suppress(_AllFound):
-            for fn in program.functions.values():
-                # What legalog's lowering reads: the whole body of an orchestration-level function,
-                # only the returns of a kernel (extractor/lower.py, FULL_BODY_KINDS).
-                if fn.func_type.name in FULL_BODY_KINDS:
-                    scan.visit_function(fn)
-                    continue
-                body = fn.body
-                for stmt in body.stmts if isinstance(body, ir.SeqStmts) else (body,):
-                    if isinstance(stmt, ir.ReturnStmt):
-                        scan.visit_stmt(stmt)
-    return frozenset(found)
+    return Scan
 
 
 # ------------------------------------------------------------------------------------ rebuild
