@@ -283,20 +283,26 @@ def _transform(
     from pypto.ir.printer import python_print
 
     from legalog import pipeline
-    from legalog.pypto_objects import passes_with_work
+    from legalog.pypto_objects import kernel_names, passes_with_work, without_kernel_bodies
 
     if not stage("scan", lambda: passes_with_work(program, chosen)):
         return program  # nothing to decide: PyPTO's own object, never printed
     # format=False is the printing PyPTO's dumps (and so legalog's corpus) use.
     text = stage("print", lambda: python_print(program, format=False))
-    analysis = pipeline.analyze(
-        text,
+    kernels = stage("print", lambda: kernel_names(program))
+    analyze = functools.partial(
+        pipeline.analyze,
         path=f"<{name} input>",
         runtime=_runtime_name(runtime),
         passes=chosen,
         stage=stage,
         verify=_verifying(),
     )
+    # Of a kernel, the analysis reads only its signature and returns: the rest of its body is
+    # not read at all (most of a program's text), on the lines it has in `text`.
+    analysis = analyze(stage("print", lambda: without_kernel_bodies(text, kernels)))
+    if analysis.status == "error" and kernels:  # blanked wrongly (not PyPTO's usual printing)
+        analysis = analyze(text)
     if analysis.status == "error":  # legalog cannot read PyPTO's own printing: legalog's failure
         import pypto
 
@@ -313,7 +319,7 @@ def _transform(
         )
     if analysis.status == "legal":
         return program  # nothing changed: keep PyPTO's own nodes and spans
-    return stage("rebuild", lambda: _rebuild(name, analysis, program))
+    return stage("rebuild", lambda: _rebuild(name, analysis, program, lambda: analyze(text)))
 
 
 def _verifying() -> bool:
@@ -329,9 +335,10 @@ def _verifying() -> bool:
     return bool(level != passes.VerificationLevel.NONE)
 
 
-def _rebuild(name: str, analysis: Analysis, program: Any) -> Any:
+def _rebuild(name: str, analysis: Analysis, program: Any, whole: Callable[[], Analysis]) -> Any:
     """The rewrite as a PyPTO Program: only the changed functions parsed again where
-    `legalog.pypto_objects.rebuild` can, else the whole printed rewrite."""
+    `legalog.pypto_objects.rebuild` can, else the whole printed rewrite, of the analysis of the
+    whole printed program (`whole`: `analysis` read kernels' signatures and returns only)."""
     from legalog.pypto_objects import changed_functions, rebuild
 
     before, after = analysis.source, analysis.output
@@ -341,7 +348,7 @@ def _rebuild(name: str, analysis: Analysis, program: Any) -> Any:
         rebuilt = rebuild(program, after, changed, f"<{name} output>", spans)
         if rebuilt is not None:
             return rebuilt
-    return _reparse(name, analysis.legalized_text() or "", program)
+    return _reparse(name, whole().legalized_text() or "", program)
 
 
 def _reparse(name: str, text: str, program: Any) -> Any:

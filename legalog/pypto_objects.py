@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import re
 import textwrap
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
@@ -110,6 +111,56 @@ def _scanner() -> type:
             super().visit_spmd_scope_stmt(op)
 
     return Scan
+
+
+def kernel_names(program: Any) -> frozenset[str]:
+    """The functions of `program` whose bodies legalog's lowering does not read (kernels: every
+    type outside FULL_BODY_KINDS): of each, it reads the signature and the returns."""
+    return frozenset(f.name for f in program.functions.values() if f.func_type.name not in FULL_BODY_KINDS)
+
+
+def without_kernel_bodies(text: str, kernels: frozenset[str]) -> str:
+    """`text` (PyPTO's printing of a program, `format=False`) with every line of a kernel's body
+    blank but its top-level returns: what the analysis reads of a kernel is left, on the lines
+    and columns it had, so every position legalog reports is one in `text`.  A kernel with no
+    top-level return, or one continued over lines, is left whole (a body must hold a statement).
+    The text is PyPTO's one-statement-per-line printing: where it is not, the blanked text may
+    not read, and the caller reads the whole text instead."""
+    lines = text.split("\n")
+    out = list(lines)
+    body = _METHOD_INDENT * 2
+    i = 0
+    while i < len(lines):
+        header = _DEF.match(lines[i])
+        i += 1
+        if header is None or header.group(1) not in kernels:
+            continue
+        start = i
+        while i < len(lines) and (not lines[i].strip() or lines[i].startswith(body)):
+            i += 1
+        region = range(start, i)
+        returns = [k for k in region if _is_return(lines[k], body)]
+        if returns and all(_reads_alone(lines[k]) for k in returns):
+            for k in region:
+                if k not in returns:
+                    out[k] = ""
+    return "\n".join(out)
+
+
+_DEF = re.compile(r"    def ([A-Za-z_]\w*)\(")
+
+
+def _is_return(line: str, body: str) -> bool:
+    return line.startswith(body + "return") and line[len(body) + 6 : len(body) + 7] in ("", " ")
+
+
+def _reads_alone(line: str) -> bool:
+    """Whether one printed line is a whole statement (no bracket left open)."""
+    try:
+        ast.parse(line.strip())
+    except SyntaxError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------------ rebuild

@@ -4,7 +4,8 @@ For every dump of ../shared PyPTO's parser reads (the corpus and the reference i
 pass: the scan of the objects finds work wherever the text analysis decides anything (a pass it
 finds nothing for is legal with no finding); the pass returns the input object when legalog finds
 it legal; a rewrite is made by parsing only the changed functions, and is `ir.structural_equal`
-to `pl.parse` of the whole printed rewrite; a rejection carries the text analysis's codes.
+to `pl.parse` of the whole printed rewrite; a rejection carries the text analysis's diagnostics
+(the pass reads no kernel body beyond its returns: its positions are still those of the text).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 import legalog
 from legalog import pypto as lp
-from legalog.pypto_objects import changed_functions, passes_with_work
+from legalog.pypto_objects import changed_functions, kernel_names, passes_with_work, without_kernel_bodies
 from tests.conftest import CORPUS, REFERENCE
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared]
@@ -75,7 +76,8 @@ def test_the_pass_on_objects_is_legalog_on_their_printing(
         if analysis.status == "rejected":
             with pytest.raises(lp.PassRejected) as caught:
                 PASSES[pass_name]()(program)
-            assert [d.code for d in caught.value.diagnostics] == [d.code for d in analysis.errors]
+            found = [(d.code, d.function, d.line, d.column, d.message) for d in caught.value.diagnostics]
+            assert found == [(d.code, d.function, d.line, d.column, d.message) for d in analysis.errors]
             return
         out = PASSES[pass_name]()(program)
     if analysis.status == "legal":
@@ -166,3 +168,19 @@ def test_verify_graph_boundary_judges_any_program(pypto: SimpleNamespace, hbg: C
     assert after == ()
     no_graph = pypto.pl.parse((GRAPH / "a09_orch_spmd_counts.spmd_input.py").read_text())
     assert lp.verify_graph_boundary(no_graph) == ()
+
+
+def test_the_pass_reads_a_kernel_only_as_far_as_its_returns(pypto: SimpleNamespace) -> None:
+    """What the analysis does not read of a kernel is blank, on the lines it had."""
+    program = pypto.pl.parse((GRAPH / "a10_decoder_block.graph_input.py").read_text())
+    text = pypto.ir.python_print(program, format=False)
+    kernels = kernel_names(program)
+    read = without_kernel_bodies(text, kernels)
+    assert kernels and len(read.split("\n")) == len(text.split("\n")) and len(read) < len(text)
+    full, blanked = legalog.analyze(text, passes=("graph",)), legalog.analyze(read, passes=("graph",))
+    assert full.lowering is not None and blanked.lowering is not None
+    assert full.lowering.facts.as_mapping() == blanked.lowering.facts.as_mapping()
+    assert blanked.output is not None and full.output is not None
+    assert [f for f in blanked.output.functions if f.name not in kernels] == [
+        f for f in full.output.functions if f.name not in kernels
+    ]
