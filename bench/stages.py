@@ -3,7 +3,7 @@
     python bench/stages.py FILE...          # e.g. bench/generate.py -k 1650 -t 8 (5 MB, 1,656 functions)
 
 The stages are `legalog.pipeline.analyze`'s own (parse, the parser's checks, frontend versioning,
-lower, rules, decide, launches, rewrite, verify), timed as analyze runs them (`stage=`), so this
+lower, rules, launches, decide (each pass's decisions, in legalog/passes.py's order), rewrite, verify), timed as analyze runs them (`stage=`), so this
 is exactly the pipeline a check runs; then printing the output.  `rules` and the engine share of
 `verify` are the rules engine's, the rest legalog's own.  CPU time (`time.process_time`), so a
 busy machine moves the figures less than wall time would.

@@ -71,7 +71,7 @@ def analyze(
     """Analyse one program with `passes` (default: both); never raises for bad input (an
     unreadable dump is an `Analysis` whose status is `error`, with a PARSE diagnostic).  A
     `pathlib.Path` is read (and reported by its name); a str is a dump's text (a file's name
-    alone is a PARSE error saying so).  `engine` evaluates the rules: "clingo" (the default, or
+    alone is a PARSE error saying so).  `engine` evaluates the rules: "compiled" (the default, or
     $LEGALOG_ENGINE) or "pydatalog" (the reference); both give the same answers."""
     from legalog import pipeline
     from legalog.analyzer.diagnostics import parse_diagnostic

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from legalog.rules.choice import DEFAULT_ENGINE, ENGINES, ENV_VAR, resolve_engine
+from legalog.facts.limits import RUNTIMES
+from legalog.rules.choice import DEFAULT_ENGINE, ENGINES, ENV_VAR, PROGRAMS, resolve_engine
 
-RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 FAIL_ON = (
     "error",
     "warning",
@@ -283,6 +283,18 @@ def _parser() -> argparse.ArgumentParser:
     rule.add_argument("code", nargs="?", metavar="CODE")
     rule.add_argument("--all", action="store_true", help="every code")
     rule.set_defaults(handler=_rule)
+
+    rules = sub.add_parser(
+        "rules", help="print the Python a rule program is compiled into (the default engine)"
+    )
+    rules.add_argument(
+        "--emit",
+        required=True,
+        choices=PROGRAMS,
+        metavar="NAME",
+        help=f"the rule program: {', '.join(PROGRAMS)}",
+    )
+    rules.set_defaults(handler=_rules)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of `check --format json`")
     schema.set_defaults(handler=_schema)
@@ -807,7 +819,7 @@ def _parsed(path: str):
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from legalog.surfaces.entries import file_model
+    from legalog.surfaces.file_models import file_model
     from legalog.surfaces.fixes import write_atomic, write_output
     from legalog.surfaces.render import render_text
 
@@ -1015,6 +1027,15 @@ def _rule(args: argparse.Namespace) -> int:
             + " (`legalog rule --all` lists every code)"
         )
     print(rule_text(code))
+    return EXIT_OK
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from legalog.rules.backends.compiled import source
+    from legalog.rules.language import RuleProgram
+    from legalog.rules.programs import PROGRAMS as FILES
+
+    print(source(RuleProgram.load(FILES[args.emit])), end="")
     return EXIT_OK
 
 

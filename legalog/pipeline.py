@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
 
 from legalog.analyzer.diagnostics import (
@@ -24,12 +24,13 @@ from legalog.analyzer.diagnostics import (
     parse_diagnostic,
 )
 from legalog.analyzer.findings import KeptValue, graph_findings, kept_values
-from legalog.analyzer.graph import GraphDecision, graph_decisions, graph_diagnostics
-from legalog.analyzer.spmd import LaunchDecision, decide_launches
+from legalog.analyzer.graph import GraphDecision
+from legalog.analyzer.spmd import LaunchDecision
 from legalog.analyzer.validation import validation_findings
 from legalog.analyzer.verifier import verify
 from legalog.analyzer.wellformed import wellformed_diagnostics
 from legalog.extractor.lower import FULL_BODY_KINDS, Lowering, lower
+from legalog.facts.limits import RUNTIMES
 from legalog.facts.store import FactStore
 from legalog.ir.allocation import bulk_allocation
 from legalog.ir.errors import ParseError
@@ -37,20 +38,16 @@ from legalog.ir.model import Program
 from legalog.ir.parser import parse
 from legalog.ir.printer import print_checked
 from legalog.ir.ssa import VersionedFunction, unversion_program, version_program
-from legalog.rewriter.graph_boundary import legalize_graphs
-from legalog.rewriter.spmd_guard import guard_launches
+from legalog.passes import GRAPH, PIPELINE, SPMD, Decided, PassName
 from legalog.rules.engine import Derived, RuleProgram, evaluate, given_facts, resolve_engine
-from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, RULES_OF, PassRules, work
+from legalog.rules.programs import EXPLAIN_RULES, PASS_RULES, work
 
 if TYPE_CHECKING:  # explanations load for `why` and `query` only, never on the check path
     from legalog.analyzer.explain import Explanation
 
-RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
 
 # Which of the two passes to run: both (`check`, `fix`), or one, as PyPTO's pipeline runs each at
-# its own position (legalog.pypto).  "graph" = LegalizeGraphBoundary with its host-control checks
-# and GraphBoundaryLegalized verifier; "spmd" = LegalizeSpmdLaunches.
-PassName = Literal["graph", "spmd"]
+# its own position (legalog.pypto).
 PASSES: frozenset[PassName] = frozenset(get_args(PassName))
 
 Status = Literal["legal", "rewritten", "rejected", "error"]
@@ -147,18 +144,8 @@ def _run(name: str, run: Callable[[], T], /) -> T:
     return run()
 
 
-@dataclass(frozen=True)
-class Pass:
-    """One of the two passes, with everything the pipeline runs for it: its rules (and the facts
-    without which it has nothing to decide: then none of its rules is evaluated, none of its
-    decisions made), and its decision stage."""
-
-    name: PassName
-    rules: PassRules
-
-
-# In PyPTO's order: LegalizeSpmdLaunches runs first; its guards touch only Orchestration launches.
-PIPELINE: tuple[Pass, ...] = (Pass("spmd", RULES_OF["spmd"]), Pass("graph", RULES_OF["graph"]))
+# The stages `analyze` runs, in order, by the names it times them under (`stage=`; bench/ reads them).
+STAGES = ("parse", "checks", "version", "lower", "rules", *(p.stage for p in PIPELINE), "rewrite", "verify")
 
 
 def pass_rules() -> RuleProgram:
@@ -185,7 +172,7 @@ def solve(
     rules = pass_rules()
     found = work(rules, facts, passes)
     busy = frozenset(p.name for p in PIPELINE if p.name in found.passes)
-    outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in busy))
+    outputs = frozenset().union(*(p.rules.outputs(rules) for p in PIPELINE if p.name in busy))
     derived = (
         stage("rules", lambda: evaluate(rules, facts, engine, outputs, found.firable))
         if busy
@@ -213,7 +200,7 @@ def analyze(
 ) -> Analysis:
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
-    a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (clingo unless
+    a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (compiled unless
     $LEGALOG_ENGINE or the caller says otherwise).  `stage` runs each stage (`bench/` times them).
     `verify=False` leaves out the post-conditions of a rewrite (GraphBoundaryLegalized): only
     inside PyPTO's pipeline, whose verification level decides it, as it does for PyPTO's own
@@ -247,22 +234,24 @@ def _analyze(
         return Analysis(path, read, tuple(refused), source=read)
     program, versions = stage("version", lambda: version_program(read, FULL_BODY_KINDS))
     lowering, derived, busy = solve(program, runtime, engine, chosen, stage)
-    graph = "graph" in busy
-    graphs = stage("decide", lambda: graph_decisions(program, lowering, derived)) if graph else ()
-    diagnostics = stage("decide", lambda: graph_diagnostics(program, lowering, derived)) if graph else []
-    launches = (
-        stage("launches", lambda: decide_launches(program, lowering, derived)) if "spmd" in busy else None
-    )
-    diagnostics += launches.diagnostics if launches is not None else ()
-    diagnostics = [in_dump_names(d, versions) for d in diagnostics] + declined_diagnostics(versions)
+    decided: dict[str, Decided] = {}
+    for p in PIPELINE:
+        if p.name in busy:
+            decided[p.name] = stage(p.stage, partial(p.decide, program, lowering, derived))
+    graph, launches = GRAPH.outcome(decided), SPMD.outcome(decided)
+    graphs = graph.decisions if graph is not None else ()
+    diagnostics = [in_dump_names(d, versions) for o in decided.values() for d in o.diagnostics]
+    diagnostics += declined_diagnostics(versions)
     diagnostics += wellformed  # warnings only by now (IR410)
     legalized = None
     if not any(d.severity == "error" for d in diagnostics):
-        # LegalizeSpmdLaunches runs first in PyPTO's pipeline; its guards touch only
-        # Orchestration launches, never a Graph call site or body.
+
         def rewrite() -> Program:
-            guarded = guard_launches(program, launches) if launches is not None else program
-            return legalize_graphs(guarded, graphs)
+            rewritten = program
+            for p in PIPELINE:
+                if (outcome := decided.get(p.name)) is not None:
+                    rewritten = p.rewrite(rewritten, outcome)
+            return rewritten
 
         legalized = stage("rewrite", rewrite)
         if verify_output and legalized != program:
@@ -272,7 +261,7 @@ def _analyze(
     legal = not any(d.severity == "error" for d in ordered)
     findings: tuple[Diagnostic, ...] = ()
     kept: tuple[KeptValue, ...] = ()
-    if graph:
+    if graph is not None:
         findings = (
             stage("decide", lambda: graph_findings(program, lowering, derived, graphs)) if legal else ()
         )
@@ -281,7 +270,6 @@ def _analyze(
             replace(k, reason=v.spell(k.reason)) if (v := versions.get(k.function)) is not None else k
             for k in stage("decide", lambda: kept_values(program, lowering, derived, graphs))
         )  # why each is safe, in a frontend dump's own names (the names themselves: the report's)
-    decided = launches.launches if launches is not None else ()
     everything = tuple(
         sorted(ordered + findings, key=lambda d: d.sort_key)
     )  # what JSON's `diagnostics` holds
@@ -290,7 +278,7 @@ def _analyze(
         program,
         everything,
         graphs,
-        decided,
+        launches.launches if launches is not None else (),
         legalized,
         lowering,
         derived,

@@ -11,10 +11,11 @@ PyPTO's printer, runs one of legalog's two passes on the text, and makes the rew
 again: only the functions the rewrite changed are parsed by PyPTO's parser, the others are the
 input's own objects (`legalog.pypto_objects`).  The GraphBoundaryLegalized post-conditions run
 when the PassContext's verification level is not NONE, as PyPTO verifies the properties a pass
-produces; `verify_graph_boundary` runs them on any Program.  A rejected program raises `PassRejected`, a subclass of the
-`pypto.pypto_core.ValueError` that PyPTO's own passes raise on a user error (their `CHECK`),
-carrying legalog's diagnostics; the input Program is never replaced by a partial rewrite.  A failure of legalog itself (its output
-does not parse in PyPTO) raises `pypto.InternalError`, as PyPTO's `INTERNAL_CHECK` does.
+produces; `verify_graph_boundary` runs them on any Program.  A rejected program raises
+`PassRejected`, a subclass of the `pypto.pypto_core.ValueError` that PyPTO's own passes raise on
+a user error (their `CHECK`), carrying legalog's diagnostics; the input Program is never replaced
+by a partial rewrite.  A failure of legalog itself (its output does not parse in PyPTO) raises
+`pypto.InternalError`, as PyPTO's `INTERNAL_CHECK` does.
 
 PyPTO stays optional: nothing here imports it (or torch) before a pass is made or run.
 """
@@ -28,19 +29,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from legalog.passes import GRAPH, SPMD
+
 if TYPE_CHECKING:
     from legalog.analyzer.diagnostics import Diagnostic
-    from legalog.pipeline import Analysis, PassName, Stage
+    from legalog.passes import PassName
+    from legalog.pipeline import Analysis, Stage
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-GRAPH_PASS = "LegalizeGraphBoundary"
-SPMD_PASS = "LegalizeSpmdLaunches"
+GRAPH_PASS, SPMD_PASS = GRAPH.title, SPMD.title
 
-# Where the seeds put the passes in the Default strategy ("Position in the pipeline").
-SPMD_BEFORE, SPMD_AFTER = "DeriveCallDirections", "LowerL2TensorCollectives"
-GRAPH_BEFORE, GRAPH_AFTER = "MaterializeRuntimeScopes", "Simplify"
+# Where the seeds put the passes in the Default strategy ("Position in the pipeline"): each pass
+# says it (legalog/passes.py).
+SPMD_BEFORE, SPMD_AFTER = SPMD.before, SPMD.after
+GRAPH_BEFORE, GRAPH_AFTER = GRAPH.before, GRAPH.after
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +264,7 @@ def _runtime_name(runtime: str | Any | None) -> str:
     """legalog's runtime name for `runtime`, or for the active PassContext's when None."""
     from pypto import passes
 
-    from legalog.pipeline import RUNTIMES
+    from legalog.facts.limits import RUNTIMES
 
     if isinstance(runtime, str):
         if runtime not in RUNTIMES:

@@ -10,14 +10,16 @@ always there) their absence fails the run instead, so CI never passes by skippin
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -147,3 +149,22 @@ def corpus() -> list[Path]:
     if not files:
         pytest.fail(f"the PyPTO corpus is empty: expected dumps under {CORPUS}")
     return files
+
+
+@contextlib.contextmanager
+def engine_alone() -> Iterator[None]:
+    """The block's evaluations answer by the engine asked for, never by the reference behind it
+    (the compiled engine hands an evaluation whose arithmetic raises to pyDatalog): a comparison
+    with the reference is then no comparison of the reference with itself."""
+    from legalog.rules.backends import pydatalog
+
+    real = pydatalog.evaluate
+
+    def refuse(*args: object) -> NoReturn:
+        raise AssertionError("the engine handed this evaluation to the reference engine")
+
+    pydatalog.evaluate = refuse  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        pydatalog.evaluate = real

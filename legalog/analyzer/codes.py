@@ -12,6 +12,26 @@ from typing import Literal
 from legalog.facts.limits import GRAPH_MAX_NODES, GRAPH_MAX_SCALAR_ARGS, GRAPH_MAX_TENSOR_ARGS, LIMITS
 
 Severity = Literal["error", "warning", "info"]
+# What `legalog fix` edits for a finding of the code: nothing; the function it is in; or that
+# function and every function launching it (a Graph whose signature the rewrite extends).
+FixKind = Literal["none", "function", "callers"]
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """How each row of one declared relation (legalog/facts/schema.py) becomes a finding: `message`
+    is a str.format template over the relation's column names and `limit` (and, on a row with
+    columns `E` and `I`, `arg` and `param`: that call-site position named by callee and parameter);
+    `at` names the column whose place the finding takes (default: the first `fn`/`var`/`expr`
+    one), `subject` the column naming what it is about.  `severity` overrides the code's own (an
+    SP310 the verifier reports is an error); a row worded `fixable` is one `legalog fix` repairs."""
+
+    relation: str
+    message: str
+    subject: str | None = None
+    at: str | None = None
+    severity: Severity | None = None
+    fixable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,17 +42,11 @@ class CodeInfo:
     help: str
     note: str
     severity: Severity = "error"
-    # A code a rule decides: each row of `relation` is one finding.  `row` names its columns in
-    # order, each `name` or `name:kind` (kind `fn`, `expr`, `var` or `control`: what the id is,
-    # so the decisions room can locate and print it); `message` is a str.format template over
-    # those names and `limit`; `at` names the column whose span the finding takes (default: the
-    # first located one) and `subject` the column naming what the finding is about.
-    relation: str | None = None
-    row: str = ""
-    message: str = ""
-    subject: str | None = None
-    at: str | None = None
+    # How the code's findings are worded: one Wording per relation whose rows are its findings
+    # (the pass's, the verifier's, the SPMD prover's); a code no relation reports has none.
+    wordings: tuple[Wording, ...] = ()
     limit: str | None = None  # a key of legalog.facts.limits.LIMITS: the runtime limit checked
+    fix: FixKind = "none"
 
     @property
     def limit_value(self) -> int | None:
@@ -45,6 +59,12 @@ _GB = "host_build_graph"
 # messages, `validate`'s reports and passes_dump file names say which one.
 PassTitle = Literal["LegalizeGraphBoundary", "LegalizeSpmdLaunches"]
 PASS_TITLES: dict[str, PassTitle] = {"graph": "LegalizeGraphBoundary", "spmd": "LegalizeSpmdLaunches"}
+# Where the seeds put each among PyPTO's passes ("Position in the pipeline"): the pass it runs
+# after (for the Graph pass, the final Simplify) and the one it runs immediately before.
+PASS_POSITIONS: dict[str, tuple[str, str]] = {
+    "spmd": ("LowerL2TensorCollectives", "DeriveCallDirections"),
+    "graph": ("Simplify", "MaterializeRuntimeScopes"),
+}
 
 CODES: dict[str, CodeInfo] = {
     info.code: info
@@ -184,9 +204,12 @@ CODES: dict[str, CodeInfo] = {
             "a Graph function is compiled for a runtime other than host_build_graph",
             f"compile with `--runtime {_GB}`, or turn the Graph into an Orchestration function",
             "GraphTaskArgs and rt_submit_graph exist only in host_build_graph's orchestration API",
-            relation="graph_wrong_runtime",
-            row="g:fn rt",
-            message="Graph function `{g}` requires the host_build_graph runtime, but this compilation targets `{rt}`",
+            wordings=(
+                Wording(
+                    "graph_wrong_runtime",
+                    "Graph function `{G}` requires the host_build_graph runtime, but this compilation targets `{R}`",
+                ),
+            ),
         ),
         CodeInfo(
             "GB102",
@@ -194,9 +217,12 @@ CODES: dict[str, CodeInfo] = {
             "a Graph has no tensor parameter",
             "give the Graph at least one tensor parameter",
             "a graph with an empty boundary has nothing to patch on replay; the runtime refuses to cache it",
-            relation="graph_no_tensor",
-            row="g:fn",
-            message="Graph function `{g}` takes no tensor parameters: its boundary is empty",
+            wordings=(
+                Wording(
+                    "graph_no_tensor",
+                    "Graph function `{G}` takes no tensor parameters: its boundary is empty",
+                ),
+            ),
         ),
         CodeInfo(
             "GB103",
@@ -204,10 +230,13 @@ CODES: dict[str, CodeInfo] = {
             f"a Graph has more than {GRAPH_MAX_TENSOR_ARGS} tensor parameters",
             "split the Graph, or pass fewer tensors",
             "GRAPH_MAX_TENSOR_ARGS: the boundary is a fixed-size GraphTaskArgs",
-            relation="graph_too_many_tensors",
-            row="g:fn n",
             limit="graph_max_tensor_args",
-            message="Graph function `{g}` takes {n} tensor parameters after hoisting, over the runtime's limit of {limit}",
+            wordings=(
+                Wording(
+                    "graph_too_many_tensors",
+                    "Graph function `{G}` takes {N} tensor parameters after hoisting, over the runtime's limit of {limit}",
+                ),
+            ),
         ),
         CodeInfo(
             "GB104",
@@ -215,10 +244,13 @@ CODES: dict[str, CodeInfo] = {
             f"a Graph has more than {GRAPH_MAX_SCALAR_ARGS} scalar parameters (after Step A)",
             "split the Graph or derive fewer boundary scalars",
             "GRAPH_MAX_SCALAR_ARGS; Step A adds scalar parameters, so this is counted after hoisting",
-            relation="graph_too_many_scalars",
-            row="g:fn n",
             limit="graph_max_scalar_args",
-            message="Graph function `{g}` takes {n} scalar parameters after Step A, over the runtime's limit of {limit}",
+            wordings=(
+                Wording(
+                    "graph_too_many_scalars",
+                    "Graph function `{G}` takes {N} scalar parameters after Step A, over the runtime's limit of {limit}",
+                ),
+            ),
         ),
         CodeInfo(
             "GB105",
@@ -226,9 +258,12 @@ CODES: dict[str, CodeInfo] = {
             "a Graph call lets the runtime allocate a boundary output",
             "allocate the output at the call site and pass it (output_existing / inout)",
             "ArgDirection::Output requests a new allocation, which a Graph boundary cannot record",
-            relation="runtime_allocated_output",
-            row="e:expr i",
-            message="{arg} of this Graph launch has direction `output`: the runtime would allocate a boundary output",
+            wordings=(
+                Wording(
+                    "runtime_allocated_output",
+                    "{arg} of this Graph launch has direction `output`: the runtime would allocate a boundary output",
+                ),
+            ),
         ),
         CodeInfo(
             "GB106",
@@ -236,10 +271,13 @@ CODES: dict[str, CodeInfo] = {
             "a Graph scalar parameter is not In",
             "make the scalar parameter In; return values through tensors",
             "a boundary scalar is passed by value and replayed from the call site",
-            relation="scalar_param_not_in",
-            row="v:var d",
-            subject="v",
-            message="Graph scalar parameter `{v}` is declared {d}; a boundary scalar can only be In",
+            wordings=(
+                Wording(
+                    "scalar_param_not_in",
+                    "Graph scalar parameter `{V}` is declared {D}; a boundary scalar can only be In",
+                    subject="V",
+                ),
+            ),
         ),
         CodeInfo(
             "GB107",
@@ -247,11 +285,14 @@ CODES: dict[str, CodeInfo] = {
             "a Graph returns something other than its own parameters",
             "return only the Graph's own (InOut/Out) parameters",
             "rt_submit_graph yields a valid task id only on a cache hit, so nothing can depend on a graph call's result",
-            relation="returns_computed",
-            row="g:fn pos e:expr",
-            at="e",
-            subject="e",
-            message="Graph function `{g}` returns `{e}` (position {pos}), a value it computed rather than one of its own parameters",
+            wordings=(
+                Wording(
+                    "returns_computed",
+                    "Graph function `{G}` returns `{R}` (position {P}), a value it computed rather than one of its own parameters",
+                    subject="R",
+                    at="R",
+                ),
+            ),
         ),
         CodeInfo(
             "GB108",
@@ -259,10 +300,8 @@ CODES: dict[str, CodeInfo] = {
             f"a Graph's launched-task count is not within 1..{GRAPH_MAX_NODES}",
             f"keep between 1 and {GRAPH_MAX_NODES} nodes (launches per loop iteration, dummies and allocation batches)",
             "graph_execution_storage_layout refuses a node count of zero and one over GRAPH_MAX_NODES",
-            relation="node_count_out_of_range",
-            row="g:fn n",
             limit="graph_max_nodes",
-            message="Graph function `{g}` {n:tasks}",
+            wordings=(Wording("node_count_out_of_range", "Graph function `{G}` {N:tasks}"),),
         ),
         CodeInfo(
             "GB109",
@@ -270,10 +309,18 @@ CODES: dict[str, CodeInfo] = {
             "an allocation sits under a runtime loop or branch",
             "move the allocation out of the runtime loop/branch, or make the loop bounds constant",
             "each allocation records a node, so a count that varies between calls is a topology that varies",
-            relation="alloc_under_runtime",
-            row="v:var c:control",
-            subject="v",
-            message="`{v}` is allocated under a {c}, so the number of allocation nodes can differ between calls",
+            wordings=(
+                Wording(
+                    "alloc_under_runtime",
+                    "`{V}` is allocated under a {C}, so the number of allocation nodes can differ between calls",
+                    subject="V",
+                ),
+                Wording(
+                    "assert_region_alloc",
+                    "allocation `{V}` is left at the top level of the region",
+                    subject="V",
+                ),
+            ),
         ),
         CodeInfo(
             "GB110",
@@ -281,10 +328,13 @@ CODES: dict[str, CodeInfo] = {
             "an allocation's shape is not a compile-time constant",
             "use a constant shape, or allocate at the call site and pass the buffer in",
             "recording copies the shape into the node; a shape read from a boundary scalar is frozen at the first call's value",
-            relation="create_shape_varies",
-            row="v:var x:expr",
-            subject="v",
-            message="`{v}` is allocated with extent `{x}`, which is not a compile-time constant",
+            wordings=(
+                Wording(
+                    "create_shape_varies",
+                    "`{V}` is allocated with extent `{X}`, which is not a compile-time constant",
+                    subject="V",
+                ),
+            ),
         ),
         CodeInfo(
             "GB111",
@@ -292,10 +342,9 @@ CODES: dict[str, CodeInfo] = {
             "tensor.full inside a Graph",
             "create and fill the tensor at the call site, and pass it in",
             "orchestration codegen has no lowering for tensor.full and rejects it as a misplaced tensor op",
-            relation="region_full",
-            row="e:expr g:fn",
-            at="e",
-            message="Graph function `{g}` calls tensor.full inside the region",
+            wordings=(
+                Wording("region_full", "Graph function `{G}` calls tensor.full inside the region", at="E"),
+            ),
         ),
         CodeInfo(
             "GB112",
@@ -303,9 +352,12 @@ CODES: dict[str, CodeInfo] = {
             "a launch sits under a runtime loop, while or if",
             "make the loop bounds constant, or move the control flow to the caller",
             "the recording fixes the topology on the first call and replays it unchanged",
-            relation="launch_under_runtime",
-            row="x:expr c:control",
-            message="this launch sits under a {c}: the recording fixes the launch count and branch on the first call",
+            wordings=(
+                Wording(
+                    "launch_under_runtime",
+                    "this launch sits under a {C}: the recording fixes the launch count and branch on the first call",
+                ),
+            ),
         ),
         CodeInfo(
             "GB113",
@@ -313,11 +365,14 @@ CODES: dict[str, CodeInfo] = {
             "a call-varying scalar is computed inline at a task argument",
             "bind the expression to a name before the launch so Step A can hoist it",
             "an inline expression has no name to hoist and no boundary slot, so replay freezes it at the first call's value",
-            relation="inline_varying_arg",
-            row="e:expr i x:expr",
-            at="x",
-            subject="x",
-            message="{arg} `{x}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot",
+            wordings=(
+                Wording(
+                    "inline_varying_arg",
+                    "{arg} `{X}` is computed inline and can differ between calls; it has no name to hoist and no boundary slot",
+                    subject="X",
+                    at="X",
+                ),
+            ),
         ),
         CodeInfo(
             "GB114",
@@ -325,10 +380,13 @@ CODES: dict[str, CodeInfo] = {
             "a Graph calls a Graph",
             "call both Graphs from the orchestration function instead",
             "the runtime cannot record a graph from inside one it is already recording",
-            relation="graph_calls_graph",
-            row="e:expr g:fn callee",
-            subject="callee",
-            message="Graph function `{g}` calls Graph function `{callee}`: nested graphs are not supported",
+            wordings=(
+                Wording(
+                    "graph_calls_graph",
+                    "Graph function `{G}` calls Graph function `{Callee}`: nested graphs are not supported",
+                    subject="Callee",
+                ),
+            ),
         ),
         CodeInfo(
             "GB115",
@@ -336,9 +394,12 @@ CODES: dict[str, CodeInfo] = {
             "a Graph call site does not supply every parameter",
             "pass every parameter of the Graph, outputs included",
             "a Submit may let the runtime allocate its Out tail; a Graph has no such tail",
-            relation="graph_call_missing_arg",
-            row="e:expr i",
-            message="this Graph call does not supply {param}: a graph has no runtime-allocated tail",
+            wordings=(
+                Wording(
+                    "graph_call_missing_arg",
+                    "this Graph call does not supply {param}: a graph has no runtime-allocated tail",
+                ),
+            ),
         ),
         CodeInfo(
             "GB116",
@@ -346,9 +407,9 @@ CODES: dict[str, CodeInfo] = {
             "a Graph launch carries explicit dependencies",
             "drop deps= on the Graph launch; order through the tensors it reads and writes",
             "the runtime rejects explicit dependencies across a Graph boundary",
-            relation="graph_launch_deps",
-            row="e:expr",
-            message="this Graph launch carries explicit dependencies (deps=)",
+            wordings=(
+                Wording("graph_launch_deps", "this Graph launch carries explicit dependencies (deps=)"),
+            ),
         ),
         CodeInfo(
             "GB117",
@@ -356,9 +417,7 @@ CODES: dict[str, CodeInfo] = {
             "a Graph launch carries a dispatch predicate",
             "branch at the call site instead of predicating the Graph launch",
             "the runtime silently zeroes a predicate on a graph launch, so the region would run unconditionally",
-            relation="graph_launch_predicate",
-            row="e:expr",
-            message="this Graph launch carries a dispatch predicate",
+            wordings=(Wording("graph_launch_predicate", "this Graph launch carries a dispatch predicate"),),
         ),
         CodeInfo(
             "GB118",
@@ -366,10 +425,25 @@ CODES: dict[str, CodeInfo] = {
             "a scalar reaching a task is neither a parameter, hoistable, nor replay-invariant",
             "compute the value at the call site and pass it as a scalar parameter",
             "replay patches only boundary scalars; a value derived from a task output or tensor read is frozen at call one's value",
-            relation="unslotted_scalar",
-            row="e:expr slot w:var",
-            subject="w",
-            message="scalar `{w}` reaches a task but is neither a parameter, hoistable, nor replay-invariant{w:culprit}: replay would reuse the first call's value",
+            wordings=(
+                Wording(
+                    "unslotted_scalar",
+                    "scalar `{W}` reaches a task but is neither a parameter, hoistable, nor replay-invariant{W:culprit}: replay would reuse the first call's value",
+                    subject="W",
+                ),
+                Wording(
+                    "assert_derivable_left",
+                    "`{V}` could be computed at the call site but is still derived in the region",
+                    subject="V",
+                ),
+                Wording(
+                    "assert_unslotted_arg",
+                    "a task reads scalar `{W}`, which has no argument slot and can differ between calls",
+                    subject="W",
+                    at="E",
+                ),
+                Wording("graph_not_fixpoint", "Graph `{g}` still has values to hoist after legalization"),
+            ),
         ),
         CodeInfo(
             "GB119",
@@ -377,10 +451,18 @@ CODES: dict[str, CodeInfo] = {
             "a view's offset is call-varying and cannot be hoisted",
             "take the view at the call site, or index it only by parameters (hoisted) or by constant-loop indices (kept)",
             "replay restores a BOUNDARY_VIEW at the offset recorded on the first call",
-            relation="moving_view",
-            row="v:var",
-            subject="v",
-            message="view `{v}` of a boundary tensor has a window that is neither reconstructible at the call site nor the same on every replay{v:view_culprit}",
+            wordings=(
+                Wording(
+                    "moving_view",
+                    "view `{V}` of a boundary tensor has a window that is neither reconstructible at the call site nor the same on every replay{V:view_culprit}",
+                    subject="V",
+                ),
+                Wording(
+                    "assert_moving_window",
+                    "view `{V}` of a boundary tensor keeps a window that can differ between calls",
+                    subject="V",
+                ),
+            ),
         ),
         CodeInfo(
             "GB120",
@@ -388,10 +470,13 @@ CODES: dict[str, CodeInfo] = {
             "a hoisted view's extent is not constant or replay-invariant",
             "use a constant extent for the view",
             "replay copies a view's shapes and strides from the recorded template and patches only the address and offset",
-            relation="view_extent_varies",
-            row="v:var x:expr",
-            subject="v",
-            message="view `{v}` of a boundary tensor has extent `{x}`, which is neither constant nor replay-invariant",
+            wordings=(
+                Wording(
+                    "view_extent_varies",
+                    "view `{V}` of a boundary tensor has extent `{X}`, which is neither constant nor replay-invariant",
+                    subject="V",
+                ),
+            ),
         ),
         CodeInfo(
             "GB121",
@@ -399,10 +484,13 @@ CODES: dict[str, CodeInfo] = {
             "a launch's core_num inside a Graph is not a compile-time constant",
             "use a literal core_num inside the Graph, or launch from the orchestration function",
             "block counts are frozen into the recorded Definition",
-            relation="core_num_not_literal",
-            row="e:expr x:expr",
-            subject="x",
-            message="this launch's core_num `{x}` is not a compile-time constant",
+            wordings=(
+                Wording(
+                    "core_num_not_literal",
+                    "this launch's core_num `{X}` is not a compile-time constant",
+                    subject="X",
+                ),
+            ),
         ),
         CodeInfo(
             "GB122",
@@ -410,7 +498,13 @@ CODES: dict[str, CodeInfo] = {
             "a scalar rename survives in a Graph",
             "substitute the root parameter for the renamed value",
             "`int64_t n = batch;` is rejected: the InheritableScalar wrapper has no implicit integer conversion",
-            relation="assert_rename_survives",
+            wordings=(
+                Wording(
+                    "assert_rename_survives",
+                    "rename `{V}` of a boundary scalar survives",
+                    subject="V",
+                ),
+            ),
         ),
         CodeInfo(
             "GB123",
@@ -418,10 +512,13 @@ CODES: dict[str, CodeInfo] = {
             "a call of a Graph the pass extends is not a flat call statement: it sits inside another expression, or holds a call among its arguments",
             "bind each call to a name of its own first (`c_1 = self.post(c)`, then `c_2 = self.layer(w, c_1)`), as PyPTO's FlattenCallExpr does before this pass",
             "the hoisted values become new arguments of every call site, computed from the call's arguments by statements just before it: a call inside an argument, a condition, a loop bound or a yield has no place for them, and a call among the arguments would run again in them",
-            relation="graph_call_in_expression",
-            row="e:expr g",
-            subject="g",
-            message="this call of Graph function `{g}` is not a flat call statement (it sits inside another expression, or holds a call among its arguments), so the pass cannot give it the arguments it hoists: bind each call to a name of its own first",
+            wordings=(
+                Wording(
+                    "graph_call_in_expression",
+                    "this call of Graph function `{G}` is not a flat call statement (it sits inside another expression, or holds a call among its arguments), so the pass cannot give it the arguments it hoists: bind each call to a name of its own first",
+                    subject="G",
+                ),
+            ),
         ),
         CodeInfo(
             "GB201",
@@ -431,6 +528,7 @@ CODES: dict[str, CodeInfo] = {
             "(or write it that way yourself)",
             "replay patches only boundary scalars; a scalar the region derives from them is frozen at the first call's value",
             severity="info",
+            fix="callers",
         ),
         CodeInfo(
             "GB202",
@@ -440,6 +538,7 @@ CODES: dict[str, CodeInfo] = {
             "replay restores a BOUNDARY_VIEW at the window recorded on the first call; a window the call site "
             "takes is patched on every call",
             severity="info",
+            fix="callers",
         ),
         CodeInfo(
             "GB203",
@@ -448,6 +547,7 @@ CODES: dict[str, CodeInfo] = {
             "nothing to do: `legalog fix` allocates the buffer at every call site and passes it as InOut",
             "the graph heap never reclaims an allocation mid-run, so a buffer the region creates must come from the caller",
             severity="info",
+            fix="callers",
         ),
         CodeInfo(
             "GB204",
@@ -456,6 +556,7 @@ CODES: dict[str, CodeInfo] = {
             "nothing to do: `legalog fix` deletes the rename and its readers use the root value",
             "`int64_t n = batch;` is rejected: the InheritableScalar wrapper has no implicit integer conversion",
             severity="info",
+            fix="callers",
         ),
         CodeInfo(
             "HC201",
@@ -463,10 +564,13 @@ CODES: dict[str, CodeInfo] = {
             "a host control tensor is also passed to a device kernel",
             "pass host control data and device data through separate parameters",
             "host control tensors use HOST/NONE transfers; host writes never upload to device storage",
-            relation="host_tensor_to_device",
-            row="e:expr i w:var",
-            subject="w",
-            message="`{w}` is read or written by host graph construction and also passed to a device kernel, as {arg}",
+            wordings=(
+                Wording(
+                    "host_tensor_to_device",
+                    "`{W}` is read or written by host graph construction and also passed to a device kernel, as {arg}",
+                    subject="W",
+                ),
+            ),
         ),
         CodeInfo(
             "HC202",
@@ -474,10 +578,13 @@ CODES: dict[str, CodeInfo] = {
             "host graph construction reads a runtime allocation or a device task's output",
             "read only ready host tensors at orchestration level; move the read into a kernel",
             "values produced by device tasks in the current graph do not exist while the host builds it",
-            relation="host_reads_device_value",
-            row="e:expr v:var",
-            subject="v",
-            message="host graph construction reads `{v}`, a runtime allocation or a value a device task produces",
+            wordings=(
+                Wording(
+                    "host_reads_device_value",
+                    "host graph construction reads `{V}`, a runtime allocation or a value a device task produces",
+                    subject="V",
+                ),
+            ),
         ),
         CodeInfo(
             "FE401",
@@ -494,6 +601,18 @@ CODES: dict[str, CodeInfo] = {
             "an SPMD launch lacks a caller-provided Out/InOut argument",
             "preallocate those tensors and pass them to the launch",
             "the non-positive path must preserve the caller's existing outputs",
+            wordings=(
+                Wording(
+                    "spmd_arity_mismatch",
+                    "launch '{callee}' passes {args} arguments to {params} parameters ({ins} In); every In parameter and every preallocated Out/InOut tensor must be passed in parameter order.",
+                    subject="callee",
+                ),
+                Wording(
+                    "spmd_outputs_unallocated",
+                    "launch '{callee}' may have a non-positive core_num; output tensors {outputs} are not preallocated. Allocate and pass every Out/InOut tensor before this launch.",
+                    subject="first",
+                ),
+            ),
         ),
         CodeInfo(
             "SP302",
@@ -501,6 +620,23 @@ CODES: dict[str, CodeInfo] = {
             "an escaping SPMD launch result cannot be mapped to an existing tensor",
             "pass the output buffer explicitly and return the parameter",
             "when core_num may be 0 the launch is skipped, and its result must then be the caller's own buffer",
+            wordings=(
+                Wording(
+                    "spmd_scope_unmapped",
+                    "spmd scope '{callee}' may have a non-positive core_num `{core_num}`, and {names} computed inside it is read after it but is no caller tensor the empty path could preserve.",
+                    subject="callee",
+                ),
+                Wording(
+                    "spmd_return_unmapped",
+                    "launch '{callee}' return {slot} cannot be mapped to a caller-provided Tensor parameter. Return a preallocated Out/InOut parameter for a potentially empty launch.",
+                    subject="target",
+                ),
+                Wording(
+                    "spmd_shared_pipe_buffer",
+                    "compiler GM pipe buffer '{name}' has multiple uses; cannot move its allocation into a potentially empty launch.",
+                    subject="name",
+                ),
+            ),
         ),
         CodeInfo(
             "SP303",
@@ -508,6 +644,13 @@ CODES: dict[str, CodeInfo] = {
             "an SPMD launch has a literal non-positive core_num",
             "launch at least one block, or remove the launch",
             "a zero-block SPMD compute launch raises an AICPU exception",
+            wordings=(
+                Wording(
+                    "spmd_literal_nonpositive",
+                    "{kind} '{callee}' has a literal non-positive core_num {core_num}: a zero-block SPMD launch raises an AICPU exception.",
+                    subject="callee",
+                ),
+            ),
         ),
         CodeInfo(
             "SP304",
@@ -523,6 +666,26 @@ CODES: dict[str, CodeInfo] = {
             "prove core_num >= 1 (a branch or a bound) to avoid the guard",
             "a zero-block SPMD launch crashes; the guard skips it and keeps the caller's outputs",
             severity="info",
+            wordings=(
+                Wording(
+                    "spmd_guarded",
+                    "{kind} `{callee}` may have a non-positive core_num `{core_num}` ({why}); guarded with `if core_num > 0`, the empty path keeps the caller's output tensors",
+                    subject="callee",
+                    fixable=True,
+                ),
+                Wording(
+                    "spmd_unguarded",
+                    "potentially non-positive SPMD {kind} '{callee}' reached codegen without a positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
+                    subject="callee",
+                    severity="error",
+                ),
+                Wording(
+                    "spmd_still_unproven",
+                    "the launch of `{callee}` is still not proven positive",
+                    severity="error",
+                ),
+            ),
+            fix="function",
         ),
         CodeInfo(
             "TV500",

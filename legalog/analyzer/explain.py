@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from legalog.analyzer.graph import GraphDecision, plain_name
+from legalog.analyzer.graph import BLOCKING_REASONS, GraphDecision, plain_name
+from legalog.facts.ids import function_of, split_var, var_name
 from legalog.ir.printer import print_expr
 
 if TYPE_CHECKING:
@@ -49,12 +50,6 @@ class Analysis(Protocol):
 
 Verdict = Literal["hoisted", "kept", "rejected", "removed_alias", "not_boundary"]
 
-BLOCKING = {
-    "call": "a call or tensor read the call site cannot repeat",
-    "loop_index": "a loop index the call site cannot name",
-    "carried": "a loop-carried or branch-merged value the call site cannot name",
-    "not_scalar_param": "a value that is not one of the Graph's scalar parameters",
-}
 VARYING = {
     "scalar_param": "a scalar parameter: replay patches it on every call",
     "runtime_loop_index": "the index of a loop whose trip count is not a compile-time constant",
@@ -279,7 +274,7 @@ def _names(analysis: Analysis, function: str) -> set[str]:
     d = _derived(analysis)
     prefix = f"{function}/"
     ids = {r[0] for r in d["var_fn"]} | {r[1] for r in d["loop"]} | {r[0] for r in d["carried"]}
-    return {i.split("/", 1)[1] for i in ids if isinstance(i, str) and i.startswith(prefix)}
+    return {var_name(i) for i in ids if isinstance(i, str) and i.startswith(prefix)}
 
 
 def _derived(analysis: Analysis):
@@ -352,13 +347,13 @@ class _Explainer:
         return (node.span.line, node.span.col, eid) if node is not None else (1 << 30, 0, eid)
 
     def name(self, vid: str) -> str:
-        return vid.split("/", 1)[1]
+        return var_name(vid)
 
     def about(self, d: Diagnostic, vid: str, line: int | None) -> bool:
         """Whether `d` is about the value `vid`: its subject names it as the message shows it.  Where
         that name is another value's too (a frontend dump's `off` bound twice, its diagnostics
         spelled `off`), only one at the value's own line, or naming it with its suffix, is."""
-        fn, name = vid.split("/", 1)
+        fn, name = split_var(vid)
         printed = _printed(self.a, fn)
         shown = plain_name(printed.get(name, name))
         if d.subject is None or plain_name(d.subject) != shown:
@@ -369,14 +364,14 @@ class _Explainer:
     def line_of(self, vid: str) -> int | None:
         if vid in self.assign:
             return self.low.stmts[self.assign[vid][0]].span.line  # type: ignore[union-attr]
-        fn = self.a.program.function(vid.split("/", 1)[0])  # type: ignore[union-attr]
+        fn = self.a.program.function(function_of(vid))  # type: ignore[union-attr]
         param = fn.param(self.name(vid)) if fn else None
         return param.span.line if param else None
 
     # -- entry
 
     def explain(self, vid: str) -> Explanation:
-        fn = vid.split("/", 1)[0]
+        fn = function_of(vid)
         kind = dict(self.d["function"])[fn]
         ex = Explanation(
             self.a.path or "<input>",
@@ -559,7 +554,7 @@ class _Explainer:
         ex.reasons.append(f"at the call site: {ex.var} = {value}")
 
     def expanded(self, vid: str) -> str:
-        fn, name = vid.split("/", 1)
+        fn, name = split_var(vid)
         graph = next((g for g in self.a.graphs if g.function == fn), None)
         if graph is None:
             return name
@@ -571,7 +566,7 @@ class _Explainer:
             return
         ex.cite("blocking", *rows[0])
         ex.reasons.append(
-            f"not hoistable: it depends on `{self.text(rows[0][1])}`, {BLOCKING.get(rows[0][2], rows[0][2])}"
+            f"not hoistable: it depends on `{self.text(rows[0][1])}`, {BLOCKING_REASONS.get(rows[0][2], rows[0][2])}"
             + (f" (and {len(rows) - 1} more blocking leaves)" if len(rows) > 1 else "")
         )
 
@@ -613,7 +608,9 @@ class _Explainer:
 
     def node_notes(self, x: str) -> list[str]:
         notes = [
-            f"blocks hoisting: {BLOCKING[w]}" for r, leaf, w in self.d["blocking"] if r == x and leaf == x
+            f"blocks hoisting: {BLOCKING_REASONS[w]}"
+            for r, leaf, w in self.d["blocking"]
+            if r == x and leaf == x
         ]
         notes += [f"varies: {VARYING[w]}" for e, leaf, w in self.d["varying_leaf"] if e == x and leaf == x]
         notes += [f"invariant: {SEEDS[w]}" for s, w in self.d["invariant_seed"] if s == x]
@@ -731,7 +728,9 @@ class _Explainer:
             why = []
             if blocked:
                 ex.cite("blocking", *blocked[0])
-                why.append(f"`{self.text(blocked[0][1])}` is {BLOCKING.get(blocked[0][2], blocked[0][2])}")
+                why.append(
+                    f"`{self.text(blocked[0][1])}` is {BLOCKING_REASONS.get(blocked[0][2], blocked[0][2])}"
+                )
             if varying:
                 ex.cite("varying_leaf", *varying[0])
                 why.append(f"`{self.text(varying[0][1])}` is {VARYING.get(varying[0][2], varying[0][2])}")

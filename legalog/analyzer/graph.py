@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from legalog.analyzer.codes import CODES, CodeInfo
-from legalog.analyzer.diagnostics import Diagnostic, diagnostic
-from legalog.extractor.lower import Lowering, var_name
+from legalog.extractor.lower import Lowering
+from legalog.facts.ids import function_of, stmt_order, var_name
 from legalog.facts.store import Row
 from legalog.ir.model import Assign, Expr, Name, Program, Span, Type
 from legalog.ir.parser import MAX_EXPR_DEPTH
@@ -139,10 +138,6 @@ def _dependency_order(values: Mapping[str, Expr], hoisted_root: Callable[[str], 
     return order
 
 
-def _order(sid: str) -> int:
-    return int(sid.rsplit("/s", 1)[1])
-
-
 # first_definitions of each live evaluation, by its identity: decisions, diagnostics and
 # findings all read it, and sorting every binding once per reader was most of their cost
 _DEFINITIONS: dict[int, Mapping[str, tuple[str, str]]] = {}
@@ -156,7 +151,7 @@ def first_definitions(derived: Derived) -> Mapping[str, tuple[str, str]]:
     key = id(derived)
     if (found := _DEFINITIONS.get(key)) is None:
         table: dict[str, tuple[str, str]] = {}
-        for s, v, e in sorted(derived["assign"], key=lambda row: _order(row[0]), reverse=True):
+        for s, v, e in sorted(derived["assign"], key=lambda row: stmt_order(row[0]), reverse=True):
             table[v] = (s, e)
         found = _DEFINITIONS[key] = MappingProxyType(table)
         weakref.finalize(derived, _DEFINITIONS.pop, key, None)
@@ -168,7 +163,7 @@ def _by_function(rows: frozenset[Row]) -> dict[str, list[Row]]:
     so each Graph reads its own rows instead of every Graph scanning all of them."""
     groups: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
-        groups[str(row[0]).split("/", 1)[0]].append(row)
+        groups[function_of(str(row[0]))].append(row)
     return groups
 
 
@@ -195,7 +190,8 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
 
         def local(rel: str, function: str = fn.name) -> list[str]:
             return sorted(
-                (str(r[0]) for r in grouped[rel].get(function, ())), key=lambda name: _order(assign[name][0])
+                (str(r[0]) for r in grouped[rel].get(function, ())),
+                key=lambda name: stmt_order(assign[name][0]),
             )
 
         def hoist(v: str, kind: HoistKind, direction: str, source: str | None = None) -> HoistedValue:
@@ -207,7 +203,7 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
                 stmt.value,
                 stmt.type,
                 direction,  # type: ignore[arg-type]
-                _order(assign[v][0]),
+                stmt_order(assign[v][0]),
                 source,
             )
 
@@ -217,7 +213,7 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
         aliases = _aliases(grouped["scalar_alias"].get(fn.name, []), roots, assign)
         links = sorted(
             (
-                (var_name(str(v)), var_name(str(w)), _order(assign[str(v)][0]))
+                (var_name(str(v)), var_name(str(w)), stmt_order(assign[str(v)][0]))
                 for v, w in grouped["same_buffer_edge"].get(fn.name, ())
                 if v in assign
             ),
@@ -239,7 +235,7 @@ def graph_decisions(program: Program, lowering: Lowering, derived: Derived) -> t
 
 def _aliases(scalar_aliases: list[Row], roots: dict, assign: Mapping) -> tuple[tuple[str, str], ...]:
     rows = [(str(v), str(roots[v])) for v, _ in scalar_aliases]
-    rows.sort(key=lambda row: _order(assign[row[0]][0]))
+    rows.sort(key=lambda row: stmt_order(assign[row[0]][0]))
     return tuple((var_name(v), var_name(r)) for v, r in rows)
 
 
@@ -296,7 +292,7 @@ class Locator:
     def var_span(self, vid: str) -> Span:
         if vid in self.assign:
             return self.stmt_span(self.assign[vid])
-        fn = self.functions.get(vid.split("/", 1)[0])
+        fn = self.functions.get(function_of(vid))
         param = fn.param(var_name(vid)) if fn else None
         return param.span if param else (fn.span if fn else Span(1, 1, 1, 1))
 
@@ -308,90 +304,8 @@ class Locator:
         return fn.span if fn else Span(1, 1, 1, 1)
 
 
-def graph_diagnostics(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
-    """One diagnostic per row of every relation the code table binds to a Graph code, worded by
-    the code's message template (legalog/analyzer/codes.py)."""
-    at = Locator(program, lowering, derived)
-    out: list[Diagnostic] = []
-    for info in GRAPH_CODES:
-        columns = [_column(spec) for spec in info.row.split()]
-        for row in derived.sorted(info.relation or ""):
-            cells = {
-                name: _Cell(at, derived, kind, value, info)
-                for (name, kind), value in zip(columns, row, strict=True)
-            }
-            where = cells[info.at or next(name for name, kind in columns if kind in _LOCATED)]
-            span, function = where.span()
-            subject = None if info.subject is None else format(cells[info.subject])
-            message = info.message.format_map(
-                {**cells, **_call_position(at, cells), "limit": info.limit_value}
-            )
-            out.append(
-                diagnostic(info.code, message, span.line, span.col, function=function, subject=subject)
-            )
-    return out
-
-
-def _call_position(at: Locator, cells: Mapping[str, _Cell]) -> dict[str, str]:
-    """`{arg}` and `{param}`: a row's call-site position (columns `e` and `i`) named by its callee
-    and the callee's parameter, as a user finds it in the dump."""
-    if "e" not in cells or "i" not in cells:
-        return {}
-    call, i = str(cells["e"].value), int(cells["i"].value)
-    return {"arg": at.argument(call, i), "param": at.argument(call, i, "parameter")}
-
-
-# the codes whose findings are rows of a relation the pass rules derive, in table order
-GRAPH_CODES = tuple(info for info in CODES.values() if info.message)
-
-_LOCATED = ("fn", "expr", "var")
-
-
-def _column(spec: str) -> tuple[str, str]:
-    name, _, kind = spec.partition(":")
-    return name, kind
-
-
-class _Cell:
-    """One column of a derived row as a message template reads it: `{v}` prints a variable's
-    name, an expression's text, a control statement's kind or a value; the format specs
-    `culprit`, `view_culprit` and `tasks` print the reasons GB118, GB119 and GB108 give."""
-
-    def __init__(self, at: Locator, derived: Derived, kind: str, value: str | int, info: CodeInfo) -> None:
-        self.at, self.derived, self.kind, self.value, self.info = at, derived, kind, value, info
-
-    def span(self) -> tuple[Span, str]:
-        """Where a finding on this column sits, and the function it is in."""
-        v = str(self.value)
-        if self.kind == "fn":
-            return self.at.function_span(v), v
-        if self.kind == "var":
-            return self.at.var_span(v), v.split("/", 1)[0]
-        return self.at.expr_span(v), v.split("/", 1)[0]
-
-    def __format__(self, spec: str) -> str:
-        v = str(self.value)
-        if spec == "culprit":
-            return _culprit(self.at, v)
-        if spec == "view_culprit":
-            return _view_culprit(self.derived, self.at, v)
-        if spec == "tasks":
-            n = int(self.value)
-            return (
-                "launches no tasks"
-                if n < 1
-                else f"launches {n} tasks, over the runtime's per-graph limit of {self.info.limit_value}"
-            )
-        if self.kind == "var":
-            return var_name(v)
-        if self.kind == "expr":
-            return self.at.text(v)
-        if self.kind == "control":
-            return _control(self.derived, v)
-        return v
-
-
-def _control(derived: Derived, c: str) -> str:
+def control_kind(derived: Derived, c: str) -> str:
+    """What a control statement a finding names is, in words."""
     if any(r[0] == c for r in derived["branch"]):
         return "conditional (if)"
     if any(r[0] == c for r in derived["while_loop"]):
@@ -399,7 +313,8 @@ def _control(derived: Derived, c: str) -> str:
     return "loop whose trip count is not a compile-time constant"
 
 
-def _culprit(at: Locator, v: str) -> str:
+def culprit(at: Locator, v: str) -> str:
+    """Why scalar `v` cannot be recomputed at the call site (GB118), or nothing."""
     root = at.definitions[v][1] if v in at.definitions else None
     rows = sorted(at.blocking.get(root, ())) if root is not None else []
     return (
@@ -409,7 +324,8 @@ def _culprit(at: Locator, v: str) -> str:
     )
 
 
-def _view_culprit(derived: Derived, at: Locator, v: str) -> str:
+def view_culprit(derived: Derived, at: Locator, v: str) -> str:
+    """What makes view `v`'s window vary (GB119), or nothing."""
     operands = {r for w, r in derived["view_operand"] if w == v}
     blocked = sorted(row for r in operands for row in at.blocking.get(str(r), ()))
     return (
@@ -419,11 +335,11 @@ def _view_culprit(derived: Derived, at: Locator, v: str) -> str:
     )
 
 
-# why a value cannot be recomputed at the call site (the first blocking leaf), in the words `why`
-# uses; findings.py says the same of a kept scalar
+# why a value cannot be recomputed at the call site (the first blocking leaf, rules/scalars.pyd's
+# `blocking`): the words of GB118's and GB119's messages, of `why` and of a kept scalar's reason
 BLOCKING_REASONS = {
     "call": "a call or tensor read the call site cannot repeat",
     "loop_index": "a loop index the call site cannot name",
-    "carried": "a loop-carried or branch-merged value",
+    "carried": "a loop-carried or branch-merged value the call site cannot name",
     "not_scalar_param": "a value that is not one of the Graph's scalar parameters",
 }

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 if TYPE_CHECKING:  # imported on first use (`_load_z3`)
@@ -46,6 +46,7 @@ from legalog.ir.model import (
     UnaryOp,
 )
 from legalog.ir.patterns import DEFAULT_PREFIX, is_dim_query, scalar_builtin
+from legalog.ir.transform import expr_names
 
 __all__ = [
     "CORE_NUM",
@@ -56,7 +57,6 @@ __all__ = [
     "PositivityGoal",
     "Verdict",
     "expr_text",
-    "fold_constant",
     "literal_verdict",
     "prove",
     "proven_by",
@@ -592,16 +592,34 @@ def prove(goal: PositivityGoal, *, rlimit: int = DEFAULT_RLIMIT, seed: int = DEF
 
 
 _VERDICTS: dict[tuple[object, ...], Verdict] = {}
-_REMEMBERED = 4096
+# Enough for every launch of a 10,000-launch program and the verifier's second look at each: a
+# key holds only what its goal reads, so 65,536 of them are a few tens of MB at most.
+_REMEMBERED = 65_536
 
 
 def _goal_key(goal: PositivityGoal) -> tuple[object, ...]:
-    def frozen(value: object) -> object:
-        if isinstance(value, Mapping):
-            return tuple(sorted(value.items()))
-        return tuple(value) if isinstance(value, (list, tuple)) else value
+    """The goal as a dictionary key, with only the dtypes and non-negative names of the names it
+    reads: a function's full dtype table is shared by all its launches, and keying on it made a
+    function with N launches cost N^2 in time and in the keys kept (the encoder never looks up a
+    name the goal does not read, so the verdict cannot depend on the others)."""
+    read = _goal_names(goal)
+    return (
+        goal.core_num,
+        tuple(sorted(goal.bindings.items())),
+        tuple(goal.facts),
+        tuple(goal.loops),
+        frozenset(goal.nonneg & read),
+        tuple(sorted((n, goal.dtypes[n]) for n in read & goal.dtypes.keys())),
+        goal.prefix,
+    )
 
-    return tuple(frozen(getattr(goal, f.name)) for f in fields(goal))
+
+def _goal_names(goal: PositivityGoal) -> frozenset[str]:
+    """Every name the goal's expressions read or bind (core_num, bindings, facts, loops)."""
+    exprs = [goal.core_num, *goal.bindings.values(), *(cond for cond, _ in goal.facts)]
+    exprs += [bound for loop in goal.loops for bound in (loop.start, loop.stop, loop.step)]
+    names = set(goal.bindings).union(*(expr_names(e) for e in exprs))
+    return frozenset(names.union(loop.index for loop in goal.loops))
 
 
 def _decide(goal: PositivityGoal, rlimit: int, seed: int) -> Verdict:

@@ -38,19 +38,21 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from legalog.analyzer.diagnostics import Diagnostic, diagnostic
+from legalog.analyzer.diagnostics import Diagnostic
+from legalog.analyzer.emitter import finding
 from legalog.analyzer.graph import plain_name
 from legalog.analyzer.positivity import (
     CORE_NUM,
     LoopRange,
     PositivityGoal,
     Verdict,
-    fold_constant,
     literal_verdict,
     prove,
     proven_by,
 )
-from legalog.extractor.lower import Lowering, expr_order, lower, stmt_order, var_id, var_name
+from legalog.extractor.lower import Lowering, lower
+from legalog.facts.ids import expr_order, function_of, split_var, stmt_order, var_id, var_name
+from legalog.ir.fold import fold_constant
 from legalog.ir.model import (
     Assign,
     Call,
@@ -251,7 +253,7 @@ def _contexts(program: Program, lowering: Lowering, derived: Derived) -> dict[st
         bounded = [loop for _, loop in sorted(loops.get(point, ()), key=lambda f: f[0])]
         roots = [exprs[x] for x in counts.get(point, ())] + [exprs[x] for _, x, _ in branches]
         roots += [bound for loop in bounded for bound in (loop.start, loop.stop, loop.step)]
-        bindings, nonneg = defs.visible(point.split("/", 1)[0], roots, at.get(point, {}))
+        bindings, nonneg = defs.visible(function_of(point), roots, at.get(point, {}))
         contexts[point] = _Context(
             {var_name(v): exprs[x] for v, x in bindings.items()},
             tuple((exprs[x], then) for _, x, then in branches),
@@ -353,13 +355,13 @@ def _function_types(program: Program, lowering: Lowering, derived: Derived) -> d
     for v, s in latest.items():
         binding = lowering.stmts[s]
         assert isinstance(binding, Assign) and binding.type is not None  # the rules name annotations
-        f, name = v.split("/", 1)
+        f, name = split_var(v)
         types[f][name] = binding.type
     flows = sorted(derived["spmd_type_flow"], key=lambda r: expr_order(str(r[2])))
     for _ in range(len(flows) + 1):
         changed = False
         for v, w, _e in flows:
-            f, name = str(v).split("/", 1)
+            f, name = split_var(str(v))
             table = types[f]
             if name not in table and (source := var_name(str(w))) in table:
                 table[name] = table[source]
@@ -382,17 +384,11 @@ def describe(cex: Mapping[str, int]) -> str:
     return f"{head} when {', '.join(rest)}" if rest else head
 
 
-def _guard_note(what: str, count_text: str, verdict: Verdict) -> str:
-    """SP310's message, for a launch or a scope: why its count is not proven, and the guard."""
-    why = (
-        describe(verdict.counterexample)
-        if verdict.outcome == "refuted"
-        else f"core_num >= 1 is unproven: {verdict.reason}"
-    )
-    return (
-        f"{what} may have a non-positive core_num `{count_text}` ({why}); guarded with "
-        "`if core_num > 0`, the empty path keeps the caller's output tensors"
-    )
+def _unproven(verdict: Verdict) -> str:
+    """Why a launch's or a scope's count is not proven positive (SP310's `why`)."""
+    if verdict.outcome == "refuted":
+        return describe(verdict.counterexample)
+    return f"core_num >= 1 is unproven: {verdict.reason}"
 
 
 # -------------------------------------------------------------------------------------- decide
@@ -554,15 +550,12 @@ def _decide_scope(
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
 
-    def diag(code: str, message: str, fixable: bool = False) -> Diagnostic:
-        return diagnostic(code, message, line, col, function=fn.name, subject=callee, fixable=fixable)
+    def diag(relation: str, **row: object) -> Diagnostic:
+        return finding(relation, {"callee": callee, **row}, line, col, fn.name)
 
     if verdict.literal_nonpositive:
-        message = (
-            f"spmd scope '{callee}' has a literal non-positive core_num {fold_constant(count, prefix)}: "
-            "a zero-block SPMD launch raises an AICPU exception."
-        )
-        return LaunchDecision(**base, outcome="rejected", reason=verdict.reason), [diag("SP303", message)]  # type: ignore[arg-type]
+        found = diag("spmd_literal_nonpositive", kind="spmd scope", core_num=fold_constant(count, prefix))
+        return LaunchDecision(**base, outcome="rejected", reason=verdict.reason), [found]  # type: ignore[arg-type]
     outputs = results.outputs
     slots: list[ResultSlot] = []
     unmapped: list[str] = []
@@ -576,10 +569,6 @@ def _decide_scope(
         slots.append(ResultSlot(i, False, True, source, types.get(name)))
     if unmapped:
         listed = ", ".join(f"'{plain_name(n)}'" for n in unmapped)
-        message = (
-            f"spmd scope '{callee}' may have a non-positive core_num `{count_text}`, and {listed} computed "
-            "inside it is read after it but is no caller tensor the empty path could preserve."
-        )
         decision = LaunchDecision(
             **base,  # type: ignore[arg-type]
             outcome="rejected",
@@ -587,9 +576,9 @@ def _decide_scope(
             outputs=tuple(outputs),
             slots=tuple(slots),
         )
-        return decision, [diag("SP302", message)]
+        return decision, [diag("spmd_scope_unmapped", core_num=count_text, names=listed)]
     cex = verdict.counterexample if verdict.outcome == "refuted" else None
-    info = diag("SP310", _guard_note(f"spmd scope `{callee}`", count_text, verdict), fixable=True)
+    info = diag("spmd_guarded", kind="spmd scope", core_num=count_text, why=_unproven(verdict))
     decision = LaunchDecision(
         **base,  # type: ignore[arg-type]
         outcome="guarded",
@@ -654,26 +643,17 @@ def _decide_one(
     if verdict.proven:
         return LaunchDecision(**base, outcome="proven", reason=verdict.reason), []  # type: ignore[arg-type]
 
-    def diag(code: str, message: str, subject: str | None = None, fixable: bool = False) -> Diagnostic:
-        return diagnostic(
-            code, message, line, col, function=fn.name, subject=subject or callee.name, fixable=fixable
-        )
+    def diag(relation: str, **row: object) -> Diagnostic:
+        return finding(relation, {"callee": callee.name, **row}, line, col, fn.name)
 
     diags: list[Diagnostic] = []
-    op = callee.name
     # The output contract: every Tensor Out/InOut parameter gets a caller-provided argument.
     args = launched.arguments(call)
     mapping = map_arguments([p.direction for p in callee.params], len(args))
     arguments: list[Expr | None] = [None] * len(callee.params)
     if mapping is None:
-        diags.append(
-            diag(
-                "SP301",
-                f"launch '{op}' passes {len(args)} arguments to {len(callee.params)} parameters "
-                f"({sum(p.direction == 'In' for p in callee.params)} In); every In parameter and "
-                "every preallocated Out/InOut tensor must be passed in parameter order.",
-            )
-        )
+        ins = sum(p.direction == "In" for p in callee.params)
+        diags.append(diag("spmd_arity_mismatch", args=len(args), params=len(callee.params), ins=ins))
     else:
         arguments = [args[k] if k is not None else None for k in mapping]
     missing: list[tuple[str, int]] = []
@@ -684,25 +664,11 @@ def _decide_one(
                 missing.append((pname, i))
         if missing:
             listed = " ".join(f"'{p}' (parameter {i})" for p, i in missing)
-            diags.append(
-                diag(
-                    "SP301",
-                    f"launch '{op}' may have a non-positive core_num; output tensors {listed} "
-                    "are not preallocated. Allocate and pass every Out/InOut tensor before "
-                    "this launch.",
-                    subject=missing[0][0],
-                )
-            )
+            diags.append(diag("spmd_outputs_unallocated", outputs=listed, first=missing[0][0]))
 
     if verdict.literal_nonpositive:
-        value = fold_constant(count, prefix)
         diags.insert(
-            0,
-            diag(
-                "SP303",
-                f"launch '{op}' has a literal non-positive core_num {value}: a zero-block "
-                "SPMD launch raises an AICPU exception.",
-            ),
+            0, diag("spmd_literal_nonpositive", kind="launch", core_num=fold_constant(count, prefix))
         )
         decision = LaunchDecision(
             **base,  # type: ignore[arg-type]
@@ -720,24 +686,9 @@ def _decide_one(
         if slot.escapes and not slot.task_id and slot.preserved is None:
             if facts.ret_params.get(slot.index) in missing_params:
                 continue  # already named by SP301
-            diags.append(
-                diag(
-                    "SP302",
-                    f"launch '{op}' return {slot.index} cannot be mapped to a caller-provided "
-                    "Tensor parameter. Return a preallocated Out/InOut parameter for a "
-                    "potentially empty launch.",
-                    subject=target,
-                )
-            )
+            diags.append(diag("spmd_return_unmapped", slot=slot.index, target=target or callee.name))
     for name in facts.shared:
-        diags.append(
-            diag(
-                "SP302",
-                f"compiler GM pipe buffer '{name}' has multiple uses; cannot move its "
-                "allocation into a potentially empty launch.",
-                subject=name,
-            )
-        )
+        diags.append(diag("spmd_shared_pipe_buffer", name=name))
 
     cex = dict(verdict.counterexample) if verdict.outcome == "refuted" else None
     if diags:
@@ -749,7 +700,7 @@ def _decide_one(
             slots=slots,
             missing_outputs=tuple(missing),
         ), diags
-    info = diag("SP310", _guard_note(f"launch `{op}`", count_text, verdict), fixable=True)
+    info = diag("spmd_guarded", kind="launch", core_num=count_text, why=_unproven(verdict))
     tuple_result = form != "call" or _return_count(callee) > 1
     decision = LaunchDecision(
         **base,  # type: ignore[arg-type]
@@ -813,8 +764,8 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
     later pass introduced an unguarded launch).
 
     A literal non-positive count is the SP303 error.  Any other unproven launch is reported under
-    SP310 raised to severity "error" (SP310's default, info, describes the guard the pass adds; here
-    the guard is missing), with PyPTO's own wording.  codes.py gains no new code for this.
+    SP310 worded as an error (`spmd_unguarded`: SP310's default, info, describes the guard the pass
+    adds; here the guard is missing), with PyPTO's own wording.
     """
     lowering = lower(program)
     derived = evaluate_spmd(lowering, engine)
@@ -831,47 +782,14 @@ def preflight(program: Program, engine: str | None = None) -> list[Diagnostic]:
             continue
         line, col = call.span.line, call.span.col
         if verdict.literal_nonpositive:
-            found.append(
-                diagnostic(
-                    "SP303",
-                    f"launch '{c}' has a literal non-positive core_num "
-                    f"{fold_constant(count, program.prefix)}: a zero-block SPMD launch raises an AICPU "
-                    "exception.",
-                    line,
-                    col,
-                    function=fn.name,
-                    subject=str(c),
-                )
-            )
+            row = {"kind": "launch", "callee": str(c), "core_num": fold_constant(count, program.prefix)}
+            found.append(finding("spmd_literal_nonpositive", row, line, col, fn.name))
             continue
-        found.append(
-            Diagnostic(
-                "SP310",
-                f"potentially non-positive SPMD launch '{c}' reached codegen without a positive guard. "
-                "Run LegalizeSpmdLaunches before dependency analysis.",
-                line,
-                col,
-                fn.name,
-                str(c),
-                "error",
-                False,
-            )
-        )
+        found.append(finding("spmd_unguarded", {"kind": "launch", "callee": str(c)}, line, col, fn.name))
     scopes = _scope_results(lowering, derived)
     for fn, scope, s, e in _scope_sites(program, lowering, derived):
         decision, _ = _decide_scope(program, fn, scope, contexts[e], types[fn.name], scopes[s])
         if decision.outcome != "proven":
-            found.append(
-                Diagnostic(
-                    "SP310",
-                    f"potentially non-positive SPMD scope '{decision.callee}' reached codegen without a "
-                    "positive guard. Run LegalizeSpmdLaunches before dependency analysis.",
-                    decision.line,
-                    decision.column,
-                    fn.name,
-                    decision.callee,
-                    "error",
-                    False,
-                )
-            )
+            row = {"kind": "scope", "callee": decision.callee}
+            found.append(finding("spmd_unguarded", row, decision.line, decision.column, fn.name))
     return sorted(found, key=lambda d: d.sort_key)

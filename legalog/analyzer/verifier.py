@@ -10,32 +10,19 @@ than handed to codegen.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 
-from legalog.analyzer.diagnostics import Diagnostic, diagnostic
-from legalog.analyzer.graph import Locator, graph_decisions, graph_diagnostics
+from legalog.analyzer.diagnostics import Diagnostic
+from legalog.analyzer.emitter import derived_findings, finding
+from legalog.analyzer.graph import Locator, graph_decisions
 from legalog.analyzer.spmd import decide_launches
-from legalog.extractor.lower import Lowering, lower, var_name
+from legalog.extractor.lower import Lowering, lower
 from legalog.ir.model import Program
 from legalog.rules.engine import Derived, RuleProgram, evaluate
 from legalog.rules.programs import RULES_OF, VERIFIER_RULES, work
 
-_ASSERTIONS = {
-    "assert_rename_survives": ("GB122", "rename `{v}` of a boundary scalar survives"),
-    "assert_derivable_left": (
-        "GB118",
-        "`{v}` could be computed at the call site but is still derived in the region",
-    ),
-    "assert_moving_window": (
-        "GB119",
-        "view `{v}` of a boundary tensor keeps a window that can differ between calls",
-    ),
-    "assert_region_alloc": ("GB109", "allocation `{v}` is left at the top level of the region"),
-    "assert_unslotted_arg": (
-        "GB118",
-        "a task reads scalar `{v}`, which has no argument slot and can differ between calls",
-    ),
-}
+# every finding here says it is the verifier's, not the user's
+_VERIFIER = "verifier: "
 
 
 def verify(
@@ -58,65 +45,42 @@ def verify(
     if "graph" in busy:
         outputs |= rules.defined_in["verifier"]
     derived = evaluate(rules, facts, engine, outputs, todo.firable)
-    found: list[Diagnostic] = []
-    if "graph" in busy:
-        found += _graph_findings(program, lowering, derived)
-    if "spmd" in busy:
-        for launch in decide_launches(program, lowering, derived).launches:
-            if launch.outcome != "proven":
-                # an error, as codegen's preflight raises it: SP310's default (info) describes the
-                # guard the pass adds, and here the rewritten program still lacks one
-                found.append(
-                    Diagnostic(
-                        "SP310",
-                        f"verifier: the launch of `{launch.callee}` is still not proven positive",
-                        launch.line,
-                        launch.column,
-                        launch.function,
-                        None,
-                        "error",
-                        False,
-                    )
-                )
-    return found
+    return [
+        d for name, check in POSTCONDITIONS.items() if name in busy for d in check(program, lowering, derived)
+    ]
 
 
-def _graph_findings(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
-    found: list[Diagnostic] = []
+def graph_postconditions(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
+    """GraphBoundaryLegalized: the verifier's must-be-empty relations and the pass itself once more
+    on its own output (a fixpoint with nothing to reject), then every Graph that would still change."""
+    found = derived_findings(program, lowering, derived, prefix=_VERIFIER)
     at = Locator(program, lowering, derived)
-    for relation, (code, text) in _ASSERTIONS.items():
-        for row in derived.sorted(relation):
-            launch = relation == "assert_unslotted_arg"  # (launch, scalar): at the launch
-            subject = var_name(str(row[1] if launch else row[0]))
-            fn = str(row[0]).split("/", 1)[0]
-            span = at.expr_span(str(row[0])) if launch else at.var_span(str(row[0]))
-            found.append(
-                diagnostic(
-                    code,
-                    f"verifier: {text.format(v=subject)}",
-                    span.line,
-                    span.col,
-                    function=fn,
-                    subject=subject,
-                )
-            )
-    # The pass itself, once more, on its own output: a fixpoint with nothing to reject.
-    for d in graph_diagnostics(program, lowering, derived):
-        found.append(
-            diagnostic(
-                d.code, f"verifier: {d.message}", d.line, d.column, function=d.function, subject=d.subject
-            )
-        )
     for decision in graph_decisions(program, lowering, derived):
         if decision.changes_anything:
             span = at.function_span(decision.function)
+            row = {"g": decision.function}
             found.append(
-                diagnostic(
-                    "GB118",
-                    f"verifier: Graph `{decision.function}` still has values to hoist after legalization",
-                    span.line,
-                    span.col,
-                    function=decision.function,
+                finding("graph_not_fixpoint", row, span.line, span.col, decision.function, prefix=_VERIFIER)
+            )
+    return found
+
+
+def launch_postconditions(program: Program, lowering: Lowering, derived: Derived) -> list[Diagnostic]:
+    """After LegalizeSpmdLaunches every launch is proven positive (a guarded one is, under its
+    guard): an error for each that is not, as codegen's preflight raises it (SP310's default, info,
+    describes the guard the pass adds; here the program still lacks one)."""
+    found = []
+    for launch in decide_launches(program, lowering, derived).launches:
+        if launch.outcome != "proven":
+            row = {"callee": launch.callee}
+            found.append(
+                finding(
+                    "spmd_still_unproven", row, launch.line, launch.column, launch.function, prefix=_VERIFIER
                 )
             )
     return found
+
+
+Postconditions = Callable[[Program, Lowering, Derived], list[Diagnostic]]
+# each pass's verifier, by pass name (legalog/passes.py hands each pass its own)
+POSTCONDITIONS: Mapping[str, Postconditions] = {"graph": graph_postconditions, "spmd": launch_postconditions}

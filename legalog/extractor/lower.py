@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from legalog.facts.ids import var_id
 from legalog.facts.limits import LIMITS
 from legalog.facts.store import FactStore
 from legalog.ir.allocation import bulk_allocation
+from legalog.ir.fold import fold_constant, int_literal
 from legalog.ir.model import (
     ArrayType,
     Assign,
@@ -61,25 +63,6 @@ from legalog.ir.patterns import (
 from legalog.ir.transform import expr_names
 
 FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
-
-
-def var_id(function: str, name: str) -> str:
-    return f"{function}/{name}"
-
-
-def var_name(vid: str) -> str:
-    return vid.split("/", 1)[1]
-
-
-def stmt_order(sid: str) -> int:
-    """A statement id's place in its function: ids number the body in source order (`F/sN`), an
-    enclosing statement before the statements inside it."""
-    return int(sid.rsplit("/s", 1)[1])
-
-
-def expr_order(eid: str) -> int:
-    """An expression id's place in its function (`F/eN`): numbered in source order too."""
-    return int(eid.rsplit("/e", 1)[1])
 
 
 @dataclass
@@ -137,12 +120,6 @@ def type_names(t: Type) -> set[str]:
         case OtherType(expr=expr):
             return expr_names(expr)
     return set()
-
-
-def constant_int(e: Expr) -> int | None:
-    if isinstance(e, Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
-        return e.value
-    return None
 
 
 def loop_bounds(call: Call) -> tuple[Expr, Expr, Expr] | None:
@@ -343,7 +320,8 @@ class _FunctionLowering:
             if bounds is not None:
                 for role, bound in zip(("start", "stop", "step"), bounds):
                     add("loop_bound", sid, role, self.expr(bound, sid))
-                ints = [constant_int(b) for b in bounds]
+                # The bounds PyPTO's parser folds to a ConstInt (`1 + 1` as `2`), as its pass sees them.
+                ints = [fold_constant(b, self.pl, literals_only=True) for b in bounds]
                 if None not in ints and (trip := trip_count(*ints)) is not None:  # type: ignore[arg-type]
                     add("loop_trip", sid, trip)
             elif isinstance(iterable, Call):
@@ -391,7 +369,7 @@ class _FunctionLowering:
                 add("ref", eid, self.v(name))
             case Const(value=value, dtype=dtype):
                 add("expr", eid, "const", dtype or "")
-                if (n := constant_int(e)) is not None:
+                if (n := int_literal(e)) is not None:
                     add("const_int", eid, n)
                 elif isinstance(value, bool):
                     add("const_bool", eid)
@@ -422,7 +400,7 @@ class _FunctionLowering:
                     ):
                         add("kwarg", eid, key.value, self.expr(value, sid, in_predicate))
             case Subscript(value=value, index=index):
-                is_proj = isinstance(value, Name) and constant_int(index) is not None
+                is_proj = isinstance(value, Name) and int_literal(index) is not None
                 add("expr", eid, "proj" if is_proj else "other", "")
                 self._operands(eid, (value, index), sid, in_predicate)
             case Dotted(path=path):

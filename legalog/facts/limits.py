@@ -7,6 +7,9 @@ changed in the check, the diagnostic and the docs together.
 
 from __future__ import annotations
 
+RUNTIMES = ("host_build_graph", "tensormap_and_ringbuffer")
+"""The runtimes a program can be compiled for (`--runtime`); only host_build_graph records Graphs."""
+
 GRAPH_MAX_NODES = 1024
 """GRAPH_MAX_NODES: launched tasks (and allocation batches) one Graph may record."""
 

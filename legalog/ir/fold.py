@@ -17,6 +17,7 @@ chain costs no recursion depth, and a `memo` (by node identity) keeps shared sub
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Literal, TypeAlias
 
 from legalog.ir.model import BinOp, Call, Const, Dotted, Expr, Name, UnaryOp
 from legalog.ir.patterns import DEFAULT_PREFIX, scalar_builtin
@@ -38,8 +39,32 @@ _BINOPS: dict[str, Callable[[int, int], int]] = {
 }
 
 
+ArithBuiltin: TypeAlias = Literal["min", "max", "abs"]
+
+
 def in_int64(value: int) -> bool:
     return INT64_MIN <= value <= INT64_MAX
+
+
+def int_literal(e: Expr) -> int | None:
+    """The value of an integer literal itself (`3`, `-` not included; `True` is no integer here):
+    what a dump spells as a number, before any folding."""
+    if isinstance(e, Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return e.value
+    return None
+
+
+def scalar_call(call: Call, prefix: str = DEFAULT_PREFIX) -> tuple[ArithBuiltin, tuple[Expr, ...]] | None:
+    """`min`/`max` over positional arguments or `abs` of one, and those arguments: the arities at
+    which the builtins are integer arithmetic (PyPTO's Min/Max/Abs); any other call is None."""
+    if call.kwargs or not call.args:
+        return None
+    match scalar_builtin(call.func, prefix):
+        case "min" | "max" as kind:
+            return kind, call.args
+        case "abs" if len(call.args) == 1:
+            return "abs", call.args
+    return None
 
 
 def int_cast_operand(call: Call, prefix: str = DEFAULT_PREFIX) -> Expr | None:
@@ -65,11 +90,9 @@ def _operands(e: Expr, prefix: str, literals_only: bool) -> Sequence[Expr] | Non
             return (x,)
         case BinOp(op=op, left=left, right=right) if op in _BINOPS:
             return (left, right)
-        case Call(func=f, args=args) if args and not e.kwargs and scalar_builtin(f, prefix) in ("min", "max"):
-            return args
-        case Call(func=f, args=(x,)) if not e.kwargs and scalar_builtin(f, prefix) == "abs":
-            return (x,)
         case Call():
+            if (builtin := scalar_call(e, prefix)) is not None:
+                return builtin[1]
             inner = int_cast_operand(e, prefix)
             return None if inner is None else (inner,)
     return None
@@ -90,13 +113,17 @@ def _combine(e: Expr, values: list[int], prefix: str) -> int | None:
             if op == "**" and abs(a) > 1 and b > 64:
                 return OUT_OF_RANGE
             return _BINOPS[op](a, b)
-        case Call(func=f):
+        case Call():
             if not all(in_int64(v) for v in values):
                 return OUT_OF_RANGE
-            kind = scalar_builtin(f, prefix)
-            if kind in ("min", "max"):
-                return min(values) if kind == "min" else max(values)
-            return abs(values[0]) if kind == "abs" else values[0]
+            match scalar_call(e, prefix):
+                case ("min", _):
+                    return min(values)
+                case ("max", _):
+                    return max(values)
+                case ("abs", _):
+                    return abs(values[0])
+            return values[0]  # an integer cast
     return None
 
 
@@ -133,8 +160,9 @@ def fold(
     return memo[id(e)]
 
 
-def fold_constant(e: Expr, prefix: str = DEFAULT_PREFIX) -> int | None:
+def fold_constant(e: Expr, prefix: str = DEFAULT_PREFIX, *, literals_only: bool = False) -> int | None:
     """The INT64 value of a literal-only integer expression, else None (a value outside INT64
-    is no ConstInt, and a huge one has no decimal text to show)."""
-    value = fold(e, prefix)
+    is no ConstInt, and a huge one has no decimal text to show).  With `literals_only`, the
+    ConstInt PyPTO's parser makes of `e` (literal arithmetic, no builtin call), if it makes one."""
+    value = fold(e, prefix, literals_only=literals_only)
     return value if value is not None and in_int64(value) else None

@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from legalog.analyzer.graph import GraphDecision, HoistedValue, plain_name
-from legalog.extractor.lower import expr_names
 from legalog.ir.model import (
     Assign,
     Call,
@@ -41,7 +40,7 @@ from legalog.ir.model import (
     Type,
 )
 from legalog.ir.patterns import call_target
-from legalog.ir.transform import bound_names, drop_bindings, rename, splice, substitute
+from legalog.ir.transform import bound_names, drop_bindings, expr_names, rename, splice, substitute
 
 _ADIR = {"scalar": "scalar", "InOut": "inout", "In": "input", "Out": "input"}
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from legalog.analyzer.spmd import LaunchDecision, SpmdOutcome
-from legalog.extractor.lower import expr_names
 from legalog.ir.model import (
     Assign,
     BinOp,
@@ -58,6 +57,7 @@ from legalog.ir.model import (
     With,
 )
 from legalog.ir.patterns import core_num, spmd_scope_count
+from legalog.ir.transform import expr_names
 
 __all__ = ["guard_launches"]
 

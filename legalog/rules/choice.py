@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import os
 
-ENGINES = ("clingo", "pydatalog")
-DEFAULT_ENGINE = "clingo"
+ENGINES = ("compiled", "pydatalog")
+DEFAULT_ENGINE = "compiled"
 ENV_VAR = "LEGALOG_ENGINE"
+# The rule programs legalog evaluates, by the name `legalog rules --emit NAME` takes
+# (legalog.rules.programs.PROGRAMS: their files).
+PROGRAMS = ("pass", "explain", "verifier")
 
 
 def resolve_engine(engine: str | None = None) -> str:
-    """`engine`, else $LEGALOG_ENGINE, else clingo; an unknown name is a ValueError."""
+    """`engine`, else $LEGALOG_ENGINE, else the compiled engine; an unknown name is a ValueError."""
     name = engine or os.environ.get(ENV_VAR) or DEFAULT_ENGINE
     if name not in ENGINES:
         raise ValueError(f"unknown engine {name!r}; expected one of {', '.join(ENGINES)}")

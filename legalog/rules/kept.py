@@ -1,7 +1,8 @@
 """Rule programs kept between processes.  Reading, linting and stratifying the rule files costs a
 fresh process about 35 ms (a whole `check` of a small dump is 0.25 s), so each packaged program is
 kept, pickled, in the cache folder (legalog.home) under a key naming legalog's version, this
-Python, the rule language's own source and every rule file's name and text.
+Python, the rule language's own source and every rule file's name and text; the compiled engine
+keeps its generated module (source and code, `read_bytes`/`write_bytes`) the same way.
 
 Never trusted blindly: a kept file is used only when its header names the key asked for and its
 SHA-256 matches, it unpickles to the classes its reader allows and nothing else (no other global
@@ -39,13 +40,14 @@ def key(parts: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
-def _path(k: str) -> Path:
-    return cache_dir() / "rules" / f"{k}.pickle"
+def _path(k: str, suffix: str) -> Path:
+    return cache_dir() / "rules" / f"{k}{suffix}"
 
 
-def read(k: str, allowed: Mapping[str, frozenset[str]]) -> object | None:
-    """What was kept under `k`, or None; `allowed`: module -> the names its pickle may use."""
-    path = _path(k)
+def read_bytes(k: str, suffix: str) -> bytes | None:
+    """The bytes kept under `k` (in the file `<k><suffix>`), or None when absent, unreadable,
+    torn, another key's, failing its checksum, or in a place another user can write."""
+    path = _path(k, suffix)
     if not safe_to_load(path):  # a place another user can write: built again instead
         return None
     try:
@@ -56,16 +58,12 @@ def read(k: str, allowed: Mapping[str, frozenset[str]]) -> object | None:
     body = data[len(head) + 64 :]
     if not data.startswith(head) or data[len(head) : len(head) + 64] != sha256(body).hexdigest().encode():
         return None
-    try:
-        return _Restricted(io.BytesIO(body), allowed).load()
-    except Exception:  # a stale layout, a name not allowed: built again from the text
-        return None
+    return body
 
 
-def write(k: str, value: object) -> None:
-    """Keep `value` under `k`; silently nothing when the folder cannot be written."""
-    body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    path = _path(k)
+def write_bytes(k: str, suffix: str, body: bytes) -> None:
+    """Keep `body` under `k`; silently nothing when the folder cannot be written."""
+    path = _path(k, suffix)
     tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}-{path.name}")
     try:
         private_folder(path.parent)
@@ -75,6 +73,21 @@ def write(k: str, value: object) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink()
+
+
+def read(k: str, allowed: Mapping[str, frozenset[str]]) -> object | None:
+    """What was kept under `k`, or None; `allowed`: module -> the names its pickle may use."""
+    if (body := read_bytes(k, ".pickle")) is None:
+        return None
+    try:
+        return _Restricted(io.BytesIO(body), allowed).load()
+    except Exception:  # a stale layout, a name not allowed: built again from the text
+        return None
+
+
+def write(k: str, value: object) -> None:
+    """Keep `value` under `k`, pickled; silently nothing when the folder cannot be written."""
+    write_bytes(k, ".pickle", pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 class _Restricted(pickle.Unpickler):

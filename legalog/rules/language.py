@@ -2,14 +2,14 @@
 
 The rule files are pyDatalog's language (PYDATALOG.md), which pyDatalog itself accepts almost
 any text of and then hangs on or silently answers nothing.  This module is the fence in front
-of every backend (``backends/pydatalog.py``, the reference; ``backends/clingo.py``, the default):
+of every backend (``backends/pydatalog.py``, the reference; ``backends/compiled.py``, the default):
 
 * ``lint`` rejects the rule shapes pyDatalog mis-reads without an error (§2.9).
 * ``RuleProgram`` reads a set of rule files once per process into a small rule
   representation (``Rule``: atoms, negations, comparisons, arithmetic, four aggregates)
   and refuses what the two engines would not read alike (``portability``).
 * ``check_stratification`` rejects recursion through negation or aggregation, on which
-  pyDatalog never terminates and clingo silently computes something else (§2.6).
+  pyDatalog never terminates and no least model exists to compile (§2.6).
 * ``validate_facts`` checks the facts handed to an evaluation, ``Derived`` holds its answer.
 
 Only ``str`` and ``int`` constants may reach an engine: pyDatalog compares constants with
@@ -50,8 +50,6 @@ __all__ = [
     "Var",
     "check_stratification",
     "lint",
-    "numeric_columns",
-    "numeric_reads",
     "rules_text",
     "validate_facts",
 ]
@@ -60,9 +58,6 @@ RULES_DIR = Path(__file__).resolve().parent
 """Where packaged rule files (``<property>.pyd``) live."""
 
 Row = tuple[str | int, ...]
-
-INT_MIN, INT_MAX = -(2**31), 2**31 - 1
-"""The integers every engine computes exactly (clingo's are 32-bit); a rule constant must fit."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -93,8 +88,8 @@ class RuleLintError(RuleError):
 
 
 class StratificationError(RuleError):
-    """Recursion through negation or an aggregate: pyDatalog would not terminate, clingo would
-    compute stable models instead of the one answer the rules mean."""
+    """Recursion through negation or an aggregate: pyDatalog would not terminate, and the rules
+    would have no one answer for the compiled engine to compute."""
 
 
 class FactError(RuleError, ValueError):
@@ -106,8 +101,8 @@ class FactError(RuleError, ValueError):
 AGGREGATES: Mapping[str, tuple[str, ...]] = {
     # The aggregates of the rule language, the ones both engines read alike, each with the
     # keyword arguments pyDatalog requires (else "argument missing").  pyDatalog's others
-    # (concat_, rank_, running_sum_, mean_, tuple_) have no clingo counterpart: the linter refuses
-    # them, so the reader and every backend see only these.
+    # (concat_, rank_, running_sum_, mean_, tuple_) have no compiled counterpart: the linter
+    # refuses them, so the reader and every backend see only these.
     "sum_": ("for_each",),
     "len_": (),
     "min_": ("order_by",),
@@ -223,7 +218,7 @@ class _RuleLinter:
                         value,
                         f"`{value.func.id}(...)` in a function head is not an aggregate of the rule "
                         f"language ({', '.join(sorted(AGGREGATES))}); pyDatalog's others have no "
-                        "clingo counterpart",
+                        "compiled counterpart",
                     )
                     return needed
                 given = {k.arg for k in value.keywords}
@@ -545,7 +540,7 @@ class _Reader:
 
     The portable language is what both backends evaluate identically (docs/reference.md, "Engines"):
     no `None` keys, no aggregate but len_/sum_/min_/max_ (min_/max_ ordered by their own value),
-    only `+ - * // %` and unary `-`, function heads only as aggregates, int constants in 32 bits.
+    only `+ - * // %` and unary `-`, function heads only as aggregates.
     """
 
     def __init__(self, filename: str) -> None:
@@ -582,7 +577,7 @@ class _Reader:
             self.error(
                 head,
                 f"function head `{ast.unparse(head)}` without an aggregate: pyDatalog keeps one "
-                "value per key, clingo every value; write a relation `f(K, V)` instead",
+                "value per key, the compiled engine every value; write a relation `f(K, V)` instead",
             )
             return None
         aggregate = self.aggregate(head.comparators[0])
@@ -600,7 +595,7 @@ class _Reader:
         elif kind in ("min", "max") and [ast.unparse(n) for n in options.get("order_by", [])] != [value.name]:
             self.error(
                 call,
-                f"{name} ordered by another column (an argmin) has no clingo counterpart: "
+                f"{name} ordered by another column (an argmin) has no compiled counterpart: "
                 "order by the value itself",
             )
         elif set(options) - {"for_each", "order_by"}:
@@ -647,8 +642,6 @@ class _Reader:
 
     def atom(self, call: ast.Call) -> Atom:
         name = call.func.id  # type: ignore[attr-defined]
-        if not name.isascii():
-            self.error(call, f"relation `{name}`: only ASCII names are portable (clingo's identifiers)")
         atom = Atom(name, tuple(self.arg(a) for a in call.args))
         self.uses.append((Relation(name, len(atom.args), False), f"{self.filename}:{self.line}"))
         return atom
@@ -662,8 +655,6 @@ class _Reader:
 
     def term(self, node: ast.expr) -> Term:
         if isinstance(node, ast.Name):  # a bare lower-case name is the string of that name
-            if not node.id.isascii():
-                self.error(node, f"name `{node.id}`: only ASCII names are portable (clingo's identifiers)")
             return Var(node.id) if _is_variable(node.id) else Const(node.id)
         if isinstance(node, ast.Constant):
             return self.const(node, node.value)
@@ -679,9 +670,7 @@ class _Reader:
         return Const(0)
 
     def const(self, node: ast.expr, value: object) -> Const:
-        if type(value) is int and not INT_MIN <= value <= INT_MAX:
-            self.error(node, f"integer constant {value} does not fit 32 bits: clingo would wrap it")
-        elif type(value) is not int and type(value) is not str:
+        if type(value) is not int and type(value) is not str:
             self.error(node, f"constant {value!r}: only str and int constants are portable")
             return Const(0)
         return Const(value)
@@ -745,74 +734,6 @@ def _terms_vars(term: Term | tuple[Const, ...] | None) -> set[str]:
     return set()
 
 
-def _computed_vars(rule: Rule) -> set[str]:
-    """Variables whose values the rule orders or computes with (not only joins on)."""
-    computed: set[str] = set()
-    equal: list[tuple[str, str]] = []
-    for lit in rule.body:
-        if not isinstance(lit, Comparison):
-            continue
-        sides = (lit.left, lit.right)
-        if lit.op in ("<", "<=", ">", ">=") or any(isinstance(s, Arith) for s in sides):
-            computed |= _terms_vars(lit.left) | _terms_vars(lit.right)
-        elif lit.op == "==" and isinstance(lit.left, Var) and isinstance(lit.right, Var):
-            equal.append((lit.left.name, lit.right.name))
-    if rule.aggregate is not None and rule.aggregate.kind != "len":
-        computed.add(rule.aggregate.value.name)
-    return computed | _equal_to(computed, equal)
-
-
-def _equal_to(names: set[str], equal: Sequence[tuple[str, str]]) -> set[str]:
-    closure = set(names)
-    while grown := {b for a, b in equal if a in closure} | {a for a, b in equal if b in closure}:
-        if grown <= closure:
-            break
-        closure |= grown
-    return closure
-
-
-def numeric_reads(rule: Rule, numeric: frozenset[tuple[str, int]]) -> set[tuple[str, int]]:
-    """The (relation, column) pairs `rule` orders or computes with, itself or by filling a head
-    column in `numeric` (a program's `RuleProgram.numeric`)."""
-    head = rule.head
-    wanted = _computed_vars(rule) | {
-        a.name for i, a in enumerate(head.args) if isinstance(a, Var) and (head.relation, i) in numeric
-    }
-    return {
-        (lit.atom.relation, i)
-        for lit in rule.body
-        if isinstance(lit, Literal) and not lit.negated
-        for i, a in enumerate(lit.atom.args)
-        if isinstance(a, Var) and a.name in wanted
-    }
-
-
-def numeric_columns(rules: Sequence[Rule]) -> frozenset[tuple[str, int]]:
-    """(relation, column) pairs whose values some rule orders or computes with, directly or
-    through the heads it fills.  Elsewhere a value is only ever joined on or compared for
-    equality, so an integer no engine can hold may stand there as an opaque, equal-only token."""
-    computed = [(rule, _computed_vars(rule)) for rule in rules]
-    numeric: set[tuple[str, int]] = set()
-    while True:
-        before = len(numeric)
-        for rule, names in computed:
-            head = rule.head
-            wanted = names | {
-                a.name
-                for i, a in enumerate(head.args)
-                if isinstance(a, Var) and (head.relation, i) in numeric
-            }
-            for lit in rule.body:
-                if isinstance(lit, Literal) and not lit.negated:
-                    numeric.update(
-                        (lit.atom.relation, i)
-                        for i, a in enumerate(lit.atom.args)
-                        if isinstance(a, Var) and a.name in wanted
-                    )
-        if len(numeric) == before:
-            return frozenset(numeric)
-
-
 class RuleProgram:
     """A set of rule files, linted, read into `Rule`s and stratified, once per process.
 
@@ -844,8 +765,6 @@ class RuleProgram:
             {f"{r.name}/{r.arity}" for r in self.relations.values() if r.name in heads}, self.dependencies
         )
         """Derived relations grouped by stratum (negation/aggregation boundaries); raises on a cycle."""
-        self.numeric = numeric_columns(self.rules)
-        """(relation, column) pairs the rules order or compute with (see `numeric_columns`)."""
         self.defined_in: Mapping[str, frozenset[str]] = {
             Path(name).stem: frozenset(rule.head.relation for rule in source.rules)
             for (name, _), source in zip(self.sources, read, strict=True)
@@ -1076,8 +995,8 @@ def _cached_program(sources: tuple[tuple[str, str], ...]) -> RuleProgram:
 
 def rules_text(rules: Sequence[Rule], functions: frozenset[str]) -> str:
     """`rules` written back in the rule language (a program the front end reads as it read them),
-    for an engine handed only part of a program; `functions` are the function relations these
-    rules define (`f[K] == V` in a body); any other relation is read as a plain one."""
+    as the compiled engine's generated code quotes each rule; `functions` are the function
+    relations these rules define (`f[K] == V` in a body); any other relation is read as a plain one."""
     lines = ["# rules written back by legalog.rules.language.rules_text"]
     for rule in rules:
         fresh = {name for lit in rule.body for name in _literal_vars(lit) if not _is_variable(name)}
@@ -1151,13 +1070,10 @@ def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> 
     """
     checked: dict[str, frozenset[Row]] = {}
     for name, rows in facts.items():
-        if not isinstance(name, str) or not name.isidentifier() or _is_variable(name):
-            raise FactError(f"relation name {name!r} is not a lower-case identifier")
-        if name in BUILTIN_NAMES:
-            raise FactError(f"relation name `{name}` is a Python built-in; pyDatalog cannot store it")
-        rel = rules.relations.get(name)
-        if rel is not None and rel.function:
-            raise FactError(f"`{name}` is computed by a function rule ({rel}); it takes no facts")
+        rel = _fact_relation(rules, name)
+        if isinstance(rows, (list, tuple, set, frozenset)) and not rows:
+            checked[name] = _NO_ROWS  # most relations of a small program: nothing to look at
+            continue
         listed = list(rows)
         if not set(map(type, listed)) <= {tuple}:
             _refuse(name, rel, listed)
@@ -1170,6 +1086,23 @@ def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> 
             _refuse(name, rel, listed)
         checked[name] = frozenset(listed)
     return checked
+
+
+_NO_ROWS: frozenset[Row] = frozenset()
+
+
+@functools.lru_cache(maxsize=4096)
+def _fact_relation(rules: RuleProgram, name: object) -> Relation | None:
+    """The relation facts named `name` fill (None: one the rules do not read); a FactError for a
+    name no engine can hold.  The same few names recur in every evaluation: checked once."""
+    if not isinstance(name, str) or not name.isidentifier() or _is_variable(name):
+        raise FactError(f"relation name {name!r} is not a lower-case identifier")
+    if name in BUILTIN_NAMES:
+        raise FactError(f"relation name `{name}` is a Python built-in; pyDatalog cannot store it")
+    rel = rules.relations.get(name)
+    if rel is not None and rel.function:
+        raise FactError(f"`{name}` is computed by a function rule ({rel}); it takes no facts")
+    return rel
 
 
 def _refuse(name: str, rel: Relation | None, rows: Sequence[object]) -> NoReturn:

@@ -3,6 +3,7 @@ the check path, `why`/`query` and the verifier cannot drift apart."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
@@ -47,8 +48,14 @@ def work(rules: RuleProgram, facts: Mapping[str, Collection[Row]], passes: Colle
     """The passes among `passes` that have something to decide over `facts`: a key relation can
     hold a row (`RuleProgram.firable`, decided from which input rows exist, before any engine runs)."""
     fired = rules.firable(facts)
-    possible = {rules.rules[i].head.relation for i in fired}
+    possible = _heads(rules, fired)
     return Work(frozenset(name for name in passes if RULES_OF[name].keys & possible), fired)
+
+
+@functools.lru_cache(maxsize=256)
+def _heads(rules: RuleProgram, fired: tuple[int, ...]) -> frozenset[str]:
+    """The relations the rules `fired` define (the same few selections recur)."""
+    return frozenset(rules.rules[i].head.relation for i in fired)
 
 
 # LegalizeGraphBoundary and LegalizeSpmdLaunches, as `check` and `fix` evaluate them.
@@ -62,3 +69,10 @@ EXPLAIN_RULES = (*PASS_RULES, "explain")
 # (tests/rules/test_rule_files.py holds it to that); it is solved in the same evaluation as the
 # pass rules' re-check of the rewritten program, which saves a whole engine run.
 VERIFIER_RULES = (*PASS_RULES, "verifier")
+
+# Each program by its name (legalog.rules.choice.PROGRAMS, `legalog rules --emit NAME`).
+PROGRAMS: Mapping[str, tuple[str, ...]] = {
+    "pass": PASS_RULES,
+    "explain": EXPLAIN_RULES,
+    "verifier": VERIFIER_RULES,
+}

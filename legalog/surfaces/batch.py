@@ -72,11 +72,11 @@ def analyse_target(
     pass that runs there alone: its status, diagnostics, edits and SARIF fixes are that pass's; a
     `validate` target is its pair judged.  `data`: the dump's bytes when already read (default:
     read from `target.path`); `engine`: legalog.rules.engine's choice (default: $LEGALOG_ENGINE,
-    else clingo)."""
+    else the compiled engine)."""
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import analyze
-    from legalog.surfaces.entries import file_model
+    from legalog.surfaces.file_models import file_model
 
     path = target.path
     if data is None and Path(path).is_dir():  # a folder the search could not list
@@ -104,7 +104,7 @@ def _validated(target: Target, runtime: str, data: bytes | None, engine: str | N
     from legalog.ir.errors import ParseError
     from legalog.ir.parser import parse_bytes, parse_file
     from legalog.pipeline import Validation, validate
-    from legalog.surfaces.entries import validation_model
+    from legalog.surfaces.file_models import validation_model
 
     assert target.before is not None
     after = None if target.after_missing else target.path
@@ -479,16 +479,15 @@ def process_pool(jobs: int) -> Executor:
 
 
 def _preload() -> None:
-    """What every analysis loads first (the pipeline, the engine, the rule programs the check
-    evaluates; the solver loads only for a launch)."""
-    import clingo  # noqa: F401
-
+    """What every analysis loads first (the pipeline, the rule programs the check evaluates and
+    the engine's form of them; the solver loads only for a launch)."""
     from legalog.pipeline import pass_rules
+    from legalog.rules.engine import prepare
     from legalog.rules.language import RuleProgram
     from legalog.rules.programs import VERIFIER_RULES
 
-    pass_rules()
-    RuleProgram.load(VERIFIER_RULES)
+    prepare(pass_rules())
+    prepare(RuleProgram.load(VERIFIER_RULES))
 
 
 def _result(future: Future[FileModel]) -> FileModel | None:

@@ -166,7 +166,7 @@ def cached(
 
     `root` is the cache directory (default: `default_root()`; no caching when that is None);
     `data` the dump's bytes when the caller has them (default: read from the target's path);
-    `engine` the one `analyse` runs on (default: $LEGALOG_ENGINE, else clingo).
+    `engine` the one `analyse` runs on (default: $LEGALOG_ENGINE, else compiled).
     The result must be a report entry (a `FileModel`); it is stored as `model_dump(mode="json")`
     and read back with `from_own` (the key names this build).  `error` results are not stored.
     """

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from legalog.analyzer.codes import PASS_TITLES
+from legalog.analyzer.codes import PASS_POSITIONS, PASS_TITLES
 from legalog.files import read_regular
 from legalog.ir.errors import ParseError
 
@@ -43,10 +43,12 @@ PAIR_NAME = re.compile(r"^(?P<num>\d+)_(?:(?P<side>before|after)_(?P<pass>\w+)|f
 ValidatedPass = Literal["graph", "spmd"]
 # what a dump's name says of the pass it is the input or output of
 _PASS_MARKS: dict[ValidatedPass, tuple[str, ...]] = {
-    "graph": ("LegalizeGraphBoundary", "graph_input"),
-    "spmd": ("LegalizeSpmdLaunches", "spmd_input"),
+    "graph": (PASS_TITLES["graph"], "graph_input"),
+    "spmd": (PASS_TITLES["spmd"], "spmd_input"),
 }
-GRAPH_ANCHOR, SPMD_ANCHOR, LAST_SIMPLIFY = "MaterializeRuntimeScopes", "DeriveCallDirections", "Simplify"
+# the passes_dump positions of the two passes: the dumps just before the PyPTO passes they precede
+LAST_SIMPLIFY, GRAPH_ANCHOR = PASS_POSITIONS["graph"]
+SPMD_ANCHOR = PASS_POSITIONS["spmd"][1]
 
 
 @dataclass(frozen=True, slots=True)

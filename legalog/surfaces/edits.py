@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from legalog.analyzer.codes import CODES
+from legalog.facts.ids import function_of
 from legalog.ir.model import Function
 from legalog.ir.printer import print_function
 from legalog.pipeline import Analysis
@@ -92,11 +94,12 @@ def fix_functions(d: DiagnosticModel, analysis: Analysis, edits: Sequence[EditMo
         return []
     if changed == [WHOLE_FILE]:
         return changed
-    touched = {d.function} | (_launchers(analysis, d.function) if d.code.startswith("GB2") else set())
+    callers = CODES[d.code].fix == "callers"
+    touched = {d.function} | (_launchers(analysis, d.function) if callers else set())
     return [f for f in changed if f in touched]
 
 
 def _launchers(analysis: Analysis, graph: str | None) -> set[str]:
     if analysis.derived is None:
         return set()
-    return {str(e).split("/", 1)[0] for e, callee, _form in analysis.derived["launch"] if callee == graph}
+    return {function_of(str(e)) for e, callee, _form in analysis.derived["launch"] if callee == graph}

@@ -14,12 +14,12 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from legalog.analyzer.graph import plain_name
-from legalog.facts.schema import RELATIONS
-from legalog.rules.engine import RULES_DIR, Derived
+from legalog.facts.ids import split_var
+from legalog.facts.schema import DECLARED, RELATIONS
+from legalog.rules.engine import Derived
 
 Cell = str | int
 
@@ -141,63 +141,14 @@ def _term(node: ast.expr) -> Term:
 
 
 def catalogue(derived: Mapping[str, Any]) -> dict[str, RelationInfo]:
-    """Every relation of an analysis with its columns: inputs from the schema, derived ones
-    from the heads of the rules that define them."""
-    heads = _rule_heads()
-    arities = _arities()
+    """Every relation of an analysis with its columns and meaning, as the schema declares it
+    (legalog/facts/schema.py: the extractor's inputs and every relation the rules derive)."""
     out: dict[str, RelationInfo] = {}
     for name in sorted(derived):
-        if (decl := RELATIONS.get(name)) is not None:
-            out[name] = RelationInfo(name, tuple(c.name for c in decl.columns), "input", decl.meaning)
-            continue
-        columns, meaning = heads.get(name, ((), ""))
-        arity = arities.get(name, len(columns))
-        if len(columns) != arity:
-            columns = tuple(f"C{i + 1}" for i in range(arity))
-        out[name] = RelationInfo(name, columns, "derived", meaning)
+        decl = DECLARED[name]
+        kind = "input" if name in RELATIONS else "derived"
+        out[name] = RelationInfo(name, tuple(c.name for c in decl.columns), kind, decl.meaning)
     return out
-
-
-@lru_cache(maxsize=1)
-def _arities() -> dict[str, int]:
-    from legalog.pipeline import pass_rules
-
-    return {name: rel.arity for name, rel in pass_rules().relations.items()}
-
-
-_HEAD = re.compile(r"^\(?\s*([a-z_]\w*)\s*(?:\(([^()]*)\)|\[([^\]]*)\]\s*==)")
-
-
-@lru_cache(maxsize=1)
-def _rule_heads() -> dict[str, tuple[tuple[str, ...], str]]:
-    """name -> (column names from the first all-variable head, the comment just above it)."""
-    from legalog.rules.programs import EXPLAIN_RULES
-
-    found: dict[str, tuple[tuple[str, ...], str]] = {}
-    for rule_file in EXPLAIN_RULES:
-        comment: list[str] = []
-        for line in (RULES_DIR / f"{rule_file}.pyd").read_text(encoding="utf-8").splitlines():
-            stripped = line.strip()
-            if stripped.startswith("#"):
-                comment.append(stripped.lstrip("# ").strip("- "))
-                continue
-            if (m := _HEAD.match(stripped)) and "<=" in stripped:
-                _record_head(found, m, " ".join(comment[-2:]))
-            comment = [] if not stripped or "<=" in stripped else comment
-    return found
-
-
-def _record_head(found: dict[str, tuple[tuple[str, ...], str]], m: re.Match[str], comment: str) -> None:
-    name, args, keys = m.group(1), m.group(2), m.group(3)
-    cols = tuple(a.strip() for a in (args if args is not None else keys).split(",") if a.strip())
-    if keys is not None:
-        cols += ("Value",)
-    if not all(_VARIABLE.match(c) for c in cols) or len(set(cols)) != len(cols):
-        if name not in found:
-            found[name] = ((), comment)
-        return
-    if name not in found or not found[name][0]:
-        found[name] = (cols, comment or (found[name][1] if name in found else ""))
 
 
 # ----------------------------------------------------------------------------------- ask
@@ -231,7 +182,7 @@ def spellings(ids: Iterable[str], printed: Mapping[str, Mapping[str, str]]) -> d
     function, internal name -> the dump's), each alone and after `F/`."""
     out: dict[str, set[str]] = {}
     for vid in ids:
-        function, _, name = vid.partition("/")
+        function, name = split_var(vid)
         for spelled in {name, plain_name(name), printed.get(function, {}).get(name, name)}:
             for key in (spelled, f"{function}/{spelled}"):
                 if key != vid:

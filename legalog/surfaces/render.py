@@ -1,5 +1,5 @@
 """Turn report entries into what people and tools read: Ruff-shaped text, SARIF 2.1.0 (the entries
-themselves are built from analyses in `legalog.surfaces.entries`)."""
+themselves are built from analyses in `legalog.surfaces.file_models`)."""
 
 from __future__ import annotations
 
@@ -289,7 +289,10 @@ def documentation_url() -> str | None:
     return next((named[k] for k in ("Documentation", "Homepage") if k in named), None)
 
 
-_RULE_INDEX = {info.code: i for i, info in enumerate(CODES.values())}  # a result's place in `rules`
+def _rule_index(code: str) -> int:
+    """A result's place in `rules`, as render_sarif lists the table now (an index taken once, at
+    import, named the wrong rule, or none, for a code added to the table after it)."""
+    return list(CODES).index(code)
 
 
 def sarif_results(f: FileModel, lines_of: Callable[[str], Mapping[int, str]] | None = None) -> list[dict]:
@@ -353,7 +356,7 @@ def fix_groups(diagnostics: Sequence[DiagnosticModel]) -> tuple[dict[int, int], 
 def _sarif_result(d: DiagnosticModel, uri: str, lines: Mapping[int, str]) -> dict:
     return {
         "ruleId": d.code,
-        "ruleIndex": _RULE_INDEX[d.code],
+        "ruleIndex": _rule_index(d.code),
         "level": _level(d.severity),
         "message": {"text": d.message},
         "locations": [{"physicalLocation": _location(uri, d, lines)}],

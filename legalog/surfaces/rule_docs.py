@@ -117,7 +117,7 @@ def rule_text(code: str) -> str:
     """`legalog rule CODE`: what it means, why the runtime cares, before/after, what to do."""
     info = CODES[code]
     pair = example(code)
-    fix = " [*] fixed by `legalog fix`" if info.severity == "info" else ""
+    fix = " [*] fixed by `legalog fix`" if info.fix != "none" else ""
     return "\n".join(
         [
             f"{info.code} ({info.name}, {info.severity}){fix}",

@@ -1,6 +1,7 @@
-"""The code table (legalog/analyzer/codes.py) is the one place a code is declared: every code a
-rule decides names a relation the rules derive, with a message template over that relation's
-columns; every code has a golden fixture and a doc; every runtime limit is read by a rule."""
+"""The code table (legalog/analyzer/codes.py) is the one place a code is declared: every relation
+a code words is declared (legalog/facts/schema.py), a derived one with the rules' own arity, and
+its template reads declared columns; every code has a golden fixture and a doc; every runtime
+limit is read by a rule."""
 
 from __future__ import annotations
 
@@ -10,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from legalog.analyzer.codes import CODES, CodeInfo
-from legalog.analyzer.graph import GRAPH_CODES
+from legalog.analyzer.codes import CODES
+from legalog.analyzer.emitter import wordings
 from legalog.facts.limits import LIMITS
+from legalog.facts.schema import DECIDED_RELATIONS, DECLARED, DERIVED_RELATIONS
 from legalog.rules.language import RULES_DIR, RuleProgram
-from legalog.rules.programs import PASS_RULES, VERIFIER_RULES
+from legalog.rules.programs import EXPLAIN_RULES
 from legalog.surfaces.rule_docs import example
 from tests.graph.test_cases import case_files
 
-RULES = RuleProgram.load(VERIFIER_RULES)
-PASS = RuleProgram.load(PASS_RULES)
-BOUND = [info for info in CODES.values() if info.relation is not None]
+EVERY = RuleProgram.load((*EXPLAIN_RULES, "verifier"))  # the pass's, why's and the verifier's
+WORDED = wordings()
 
 # codes no dump in tests/graph/cases can show, and where each is held instead
 NO_FIXTURE = {
@@ -45,29 +46,38 @@ def _fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-@pytest.mark.parametrize("info", BOUND, ids=lambda i: i.code)
-def test_a_bound_code_names_a_derived_relation_of_its_arity(info: CodeInfo) -> None:
-    assert info.relation in RULES.derived, f"{info.code}: no rule derives `{info.relation}`"
-    if not info.message:
-        return
-    assert info.relation in PASS.derived, f"{info.code}: the pass rules do not derive `{info.relation}`"
-    columns = [spec.partition(":")[0] for spec in info.row.split()]
-    arity = next(r.arity for r in RULES.relations.values() if r.name == info.relation)
-    assert len(columns) == arity, f"{info.code}: row {info.row!r} names {len(columns)} columns of {arity}"
-    # `{arg}` / `{param}`: the call-site position of columns `e` and `i`, named by callee and parameter
-    positions = {"arg", "param"} if {"e", "i"} <= set(columns) else set()
-    assert _fields(info.message) <= {*columns, *positions, "limit"}, (
-        f"{info.code}: the message reads an unknown column"
+@pytest.mark.parametrize("relation", sorted(WORDED), ids=str)
+def test_a_worded_relation_is_declared_and_its_template_reads_declared_columns(relation: str) -> None:
+    info, wording = WORDED[relation]
+    assert relation in DECLARED, f"{info.code}: `{relation}` is not declared in legalog/facts/schema.py"
+    columns = [c.name for c in DECLARED[relation].columns]
+    # `{arg}` / `{param}`: the call-site position of columns `E` and `I`, named by callee and parameter
+    positions = {"arg", "param"} if {"E", "I"} <= set(columns) else set()
+    assert _fields(wording.message) <= {*columns, *positions, "limit"}, (
+        f"{info.code}: the message reads an undeclared column"
     )
-    assert {info.at, info.subject} - {None} <= set(columns)
-    kinds = {spec.partition(":")[2] for spec in info.row.split()}
-    assert kinds <= {"", "fn", "expr", "var", "control"}, f"{info.code}: unknown column kind in {info.row!r}"
-    assert info.at is not None or kinds & {"fn", "expr", "var"}, f"{info.code}: nothing locates the finding"
+    assert {wording.at, wording.subject} - {None} <= set(columns)
 
 
-def test_the_graph_loop_covers_every_code_with_a_template() -> None:
-    assert [i.code for i in GRAPH_CODES] == [i.code for i in CODES.values() if i.message]
-    assert len(GRAPH_CODES) == 24  # GB101-GB121, GB123, HC201, HC202: the loops graph.py once had
+@pytest.mark.parametrize("relation", [r.name for r in DERIVED_RELATIONS])
+def test_a_declared_derived_relation_is_the_rules_own(relation: str) -> None:
+    """The rules define it, with the declared arity."""
+    assert relation in EVERY.derived, f"no rule derives `{relation}`"
+    assert EVERY.relations[relation].arity == len(DECLARED[relation].columns)
+
+
+def test_every_relation_the_rules_derive_is_declared() -> None:
+    assert set(EVERY.derived) <= {r.name for r in DERIVED_RELATIONS}
+
+
+@pytest.mark.parametrize("relation", [r.name for r in DECIDED_RELATIONS])
+def test_a_decided_relation_is_worded_and_no_rule_defines_it(relation: str) -> None:
+    assert relation in WORDED and relation not in EVERY.relations
+
+
+def test_each_relation_is_worded_by_one_code() -> None:
+    worded = [w.relation for info in CODES.values() for w in info.wordings]
+    assert len(worded) == len(set(worded))
 
 
 @pytest.mark.parametrize("name", sorted(LIMITS))

@@ -11,7 +11,7 @@ import pytest
 from legalog.analyzer.verifier import verify
 from legalog.ir.parser import parse
 from legalog.pipeline import analyze
-from legalog.surfaces.entries import file_model
+from legalog.surfaces.file_models import file_model
 from tests.conftest import CORPUS
 
 CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"

@@ -12,11 +12,11 @@ from legalog.analyzer.positivity import (
     CORE_NUM,
     LoopRange,
     PositivityGoal,
-    fold_constant,
     prove,
     smt2,
     value_domain,
 )
+from legalog.ir.fold import fold_constant
 from legalog.ir.model import BinOp, BoolOp, Call, Compare, Const, Dotted, Expr, Name, Opaque, UnaryOp
 
 n = Name("n")
@@ -322,3 +322,32 @@ def test_a_counterexample_never_leaves_the_dtype(dtype: str, offset: int, scale:
         low, high = value_domain(dtype)
         assert low is None or v.counterexample["x"] >= low
         assert high is None or v.counterexample["x"] <= high
+
+
+# ------------------------------------------------------------------------------ verdict cache
+
+
+def test_a_goal_is_remembered_by_the_names_it_reads_only(monkeypatch) -> None:
+    """A function's dtype table and non-negative names are shared by all its launches; the cache
+    key holds only the entries of the names a goal reads (else N launches cost N^2 to key and to
+    keep), so goals differing elsewhere are one goal, and a differing entry that is read is not."""
+    import legalog.analyzer.positivity as positivity
+
+    decided: list[PositivityGoal] = []
+    real = positivity._decide
+
+    def counting(goal: PositivityGoal, rlimit: int, seed: int):  # type: ignore[no-untyped-def]
+        decided.append(goal)
+        return real(goal, rlimit, seed)
+
+    monkeypatch.setattr(positivity, "_decide", counting)
+    monkeypatch.setattr(positivity, "_VERDICTS", {})
+    count = BinOp("+", Name("m"), c(1))
+    unrelated = {f"other{i}": "INT64" for i in range(1000)}
+    first = prove(PositivityGoal(count, dtypes={"m": "UINT8", **unrelated}, nonneg=frozenset(unrelated)))
+    again = prove(PositivityGoal(count, dtypes={"m": "UINT8"}))
+    assert first.outcome == again.outcome == "proven" and len(decided) == 1
+    signed = prove(PositivityGoal(count, dtypes={"m": "INT8", **unrelated}))
+    assert signed.outcome == "refuted" and len(decided) == 2
+    bound = prove(PositivityGoal(Name("k"), bindings={"k": count}, dtypes={"m": "UINT8", "k": "INDEX"}))
+    assert bound.outcome == "proven" and len(decided) == 3

@@ -27,6 +27,7 @@ RANKS = {
     "rules": 3,
     "analyzer": 4,
     "rewriter": 5,
+    "passes": 6,  # the two passes as objects, in order: what the pipeline loops over
     "pipeline": 6,
     "surfaces": 7,
     "cli": 8,
@@ -111,7 +112,7 @@ def test_there_is_no_import_cycle() -> None:
 
 
 def test_the_walker_sees_lazy_and_type_checking_imports() -> None:
-    # pipeline imports the rewriter at module level and cli imports the pipeline inside functions:
+    # passes imports the rewriter at module level and cli imports the pipeline inside functions:
     # if the walker missed either kind, the room checks above would pass vacuously.
-    assert "legalog.rewriter.graph_boundary" in GRAPH["legalog.pipeline"]
+    assert "legalog.rewriter.graph_boundary" in GRAPH["legalog.passes"]
     assert "legalog.pipeline" in GRAPH["legalog.cli"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from legalog.analyzer.positivity import PositivityGoal, prove
-from legalog.ir.fold import OUT_OF_RANGE, fold, fold_constant, in_int64
+from legalog.ir.fold import OUT_OF_RANGE, fold, fold_constant, in_int64, int_literal, scalar_call
 from legalog.ir.model import BinOp, Call, Const, Dotted, Expr, Name
 from legalog.ir.parser import parse
 from legalog.pipeline import analyze
@@ -105,3 +105,29 @@ def test_the_check_folds_what_pyptos_parser_folds_and_the_prover_folds_through_b
         assert fold(expr(kept)) == 2**64 and fold(expr(kept), literals_only=True) is None
     verdict = prove(PositivityGoal(core_num=expr("pl.max(2 ** 0 - 1, pl.min(0, 5))")))
     assert verdict.outcome == "refuted" and verdict.literal_nonpositive
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed", "literal"),
+    [("7", 7, 7), ("1 + 1", 2, None), ("pl.min(3, 2)", None, None), ("True", 1, None), ("n", None, None)],
+)
+def test_what_the_parser_folds_is_more_than_a_literal_and_less_than_the_prover_folds(
+    text: str, parsed: int | None, literal: int | None
+) -> None:
+    """A loop's trip count is what PyPTO's parser makes a ConstInt (`literals_only`); the number a
+    dump spells (`int_literal`) is only the literal itself."""
+    assert fold_constant(expr(text), literals_only=True) == parsed
+    assert int_literal(expr(text)) == literal
+
+
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [("pl.min(3, n, 2)", ("min", 3)), ("max(n)", ("max", 1)), ("pl.abs(n)", ("abs", 1)), ("abs(n, 2)", None)],
+)
+def test_scalar_call_is_min_max_over_arguments_and_abs_of_one(
+    text: str, shape: tuple[str, int] | None
+) -> None:
+    call = expr(text)
+    assert isinstance(call, Call)
+    found = scalar_call(call)
+    assert (None if found is None else (found[0], len(found[1]))) == shape

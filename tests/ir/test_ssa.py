@@ -14,7 +14,7 @@ from legalog.ir.parser import parse
 from legalog.ir.printer import print_function
 from legalog.ir.ssa import _alpha_equivalent, needs_versioning, unversion_function, version_function
 from legalog.ir.transform import walk_stmts
-from tests import pypto_oracle
+from tests import pypto_child
 from tests.conftest import CORPUS, FUZZ, GRAPH, on_shared
 from tests.oracle.pypto_oracle import WHERE
 
@@ -34,7 +34,7 @@ def _read(path: Path):
 def converted() -> dict[str, str]:
     """PyPTO's own ConvertToSSA output for every dump compared below (one child process)."""
     paths = [p for p in COMPARED if p.exists()] + PROBES
-    answer = pypto_oracle.ask({str(p): ("ssa", p.read_text()) for p in paths})
+    answer = pypto_child.ask({str(p): ("ssa", p.read_text()) for p in paths})
     if answer is None:
         pytest.skip(f"PyPTO is not importable here: these tests need {WHERE}")
     return answer  # type: ignore[return-value]

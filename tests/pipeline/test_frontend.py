@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from legalog.analyzer.graph import plain_name, plain_text
-from legalog.extractor.lower import var_id
+from legalog.facts.ids import var_id
 from legalog.ir.parser import parse
 from legalog.ir.transform import bound_names
 from legalog.pipeline import Analysis, analyze
-from legalog.surfaces.entries import file_model
-from tests import pypto_oracle
+from legalog.surfaces.file_models import file_model
+from tests import pypto_child
 from tests.conftest import CORPUS, FUZZ, GRAPH, REPO, on_shared
 from tests.oracle.pypto_oracle import WHERE
 
@@ -257,7 +257,7 @@ def test_fixed_frontend_dumps_parse_in_pypto() -> None:
     paths = [*FRONTENDS, *sorted(HERE.rglob("*.py")), REPRODUCER]
     texts = {str(p): fixed[1] for p in paths if (fixed := _fixed(p)) is not None}
     assert len(texts) >= 10
-    answer = pypto_oracle.ask({key: ("parse", text) for key, text in texts.items()})
+    answer = pypto_child.ask({key: ("parse", text) for key, text in texts.items()})
     if answer is None:
         pytest.skip(f"PyPTO is not importable here: these tests need {WHERE}")
     assert {k: v for k, v in answer.items() if v != ""} == {}

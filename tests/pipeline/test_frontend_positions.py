@@ -18,7 +18,7 @@ from legalog.analyzer.graph import plain_name
 from legalog.ir.model import Program, ScalarType, TensorType, Type
 from legalog.ir.parser import parse
 from legalog.pipeline import Analysis, analyze
-from legalog.surfaces.entries import graph_model
+from legalog.surfaces.file_models import graph_model
 from tests.conftest import GRAPH
 
 HERE = Path(__file__).parent / "frontend"

@@ -14,7 +14,7 @@ from legalog.analyzer.graph import SHOWN_NODES
 from legalog.ir.parser import parse
 from legalog.ir.transform import expr_names
 from legalog.pipeline import analyze
-from legalog.surfaces.entries import file_model
+from legalog.surfaces.file_models import file_model
 from tests.robust.chains import KINDS, graph_chain
 from tests.robust.test_any_input import _legalog
 

@@ -255,7 +255,7 @@ def test_reproducer_rebound_launch_tuple_reads_the_new_value() -> None:
 
 
 def test_constant_folding_beyond_int64_is_not_a_constant() -> None:
-    from legalog.analyzer.positivity import fold_constant
+    from legalog.ir.fold import fold_constant
     from legalog.ir.model import BinOp, Call, Const
 
     big = Const(4611686018427387904)

@@ -151,7 +151,7 @@ def test_recursion_through_aggregate_is_refused() -> None:
         ("a(X, True) <= b(X)", "bools"),
         ("(s[X] == sum_(N)) <= b(X, N)", "for_each="),
         # one aggregate table: what the linter accepts is what the reader and the engines read
-        ("(s[X] == concat_(N, order_by=N, sep=',')) <= b(X, N)", "no clingo counterpart"),
+        ("(s[X] == concat_(N, order_by=N, sep=',')) <= b(X, N)", "no compiled counterpart"),
         ("(s[X] == mean_(N, for_each=N)) <= b(X, N)", "not an aggregate of the rule language"),
         ("a(X) <= b(X, _) & c(_, X)", "wildcard"),
         ("a(X) :- b(X)", "Prolog"),
@@ -210,15 +210,3 @@ def test_two_programs_share_a_thread_without_interference() -> None:
     a = evaluate(closure, {"edge": [("a", "b")]})
     b = evaluate(other, {"edge": [("x", "y")]})
     assert a["reach"] == {("a", "b")} and b["reach"] == {("x",)}
-
-
-def test_only_a_large_evaluation_hands_its_freed_memory_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    from legalog.rules.backends import clingo
-
-    trims: list[int] = []
-    monkeypatch.setattr(clingo, "return_freed_memory", lambda: trims.append(1))
-    rules = RuleProgram.from_texts({"copy.pyd": "# t\np(X) <= q(X)\n"})
-    small = evaluate(rules, {"q": [(i,) for i in range(100)]}, engine="clingo")
-    assert len(small["p"]) == 100 and trims == []
-    large = evaluate(rules, {"q": [(i,) for i in range(clingo._LARGE)]}, engine="clingo")
-    assert len(large["p"]) == clingo._LARGE and trims == [1]

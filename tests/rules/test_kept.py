@@ -25,13 +25,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _same(a: RuleProgram, b: RuleProgram) -> bool:
-    return (a.sources, a.rules, a.strata, a.numeric, dict(a.inputs)) == (
-        b.sources,
-        b.rules,
-        b.strata,
-        b.numeric,
-        dict(b.inputs),
-    )
+    return (a.sources, a.rules, a.strata, dict(a.inputs)) == (b.sources, b.rules, b.strata, dict(b.inputs))
 
 
 def test_a_kept_program_is_the_one_its_files_give(folder: Path) -> None:

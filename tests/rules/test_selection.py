@@ -1,6 +1,6 @@
 """Evaluating only what a program needs changes no answer.
 
-clingo grounds only the rules the chosen passes read (`RuleProgram.closure`) that can fire over
+The compiled engine runs only the rules the chosen passes read (`RuleProgram.closure`) that can fire over
 the program's facts (`RuleProgram.firable`), and a pass with nothing to decide (no Graph or host
 control tensor; no SPMD launch) evaluates and decides nothing.  Held here to the whole program's
 answer on every corpus dump and golden case, relation by relation.
@@ -41,9 +41,9 @@ def _facts(path: Path) -> Mapping[str, list[tuple]]:
 def test_each_pass_alone_derives_what_the_whole_program_does(path: Path) -> None:
     facts = _facts(path)
     rules = pass_rules()
-    whole = evaluate(rules, facts, "clingo")
+    whole = evaluate(rules, facts, "compiled")
     for outputs in (GRAPH.outputs(rules), SPMD.outputs(rules), GRAPH.outputs(rules) | SPMD.outputs(rules)):
-        part = evaluate(rules, facts, "clingo", outputs)
+        part = evaluate(rules, facts, "compiled", outputs)
         closure = rules.closure(outputs)
         assert outputs <= closure <= rules.derived
         for name in closure:
@@ -59,7 +59,7 @@ def test_each_pass_alone_derives_what_the_whole_program_does(path: Path) -> None
 def test_a_rule_left_out_derives_nothing(path: Path) -> None:
     facts = _facts(path)
     rules = RuleProgram.load(VERIFIER_RULES)
-    whole = evaluate(rules, facts, "clingo")
+    whole = evaluate(rules, facts, "compiled")
     fired = {rules.rules[i].head.relation for i in rules.firable(facts)}
     assert {name for name in rules.derived if whole[name]} <= fired
     # and the pruning is real: every corpus dump lacks a Graph or a launch or an allocation...

@@ -9,7 +9,7 @@ import pytest
 
 from legalog.pipeline import analyze
 from legalog.surfaces.edits import WHOLE_FILE, apply_edits
-from legalog.surfaces.entries import file_model
+from legalog.surfaces.file_models import file_model
 
 REPO = Path(__file__).resolve().parents[2]
 INPUTS = sorted(

@@ -58,4 +58,4 @@ def test_the_engine_is_resolved_by_the_client_and_keys_the_cache(tmp_path: Path,
     target = Target(str(tmp_path / "a.py"))
     monkeypatch.delenv("LEGALOG_ENGINE")
     assert cache.key_options(target, "host_build_graph", "pydatalog")["engine"] == "pydatalog"
-    assert cache.key_options(target, "host_build_graph")["engine"] == "clingo"
+    assert cache.key_options(target, "host_build_graph")["engine"] == "compiled"

@@ -1,1 +1,1 @@
-"""The engines that evaluate a `RuleProgram`: clingo (the default) and pyDatalog (the reference)."""
+"""The engines that evaluate a `RuleProgram`: the compiled one (the default) and pyDatalog (the reference)."""

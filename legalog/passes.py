@@ -1,0 +1,103 @@
+"""The two passes as objects, in the order PyPTO's pipeline runs them.
+
+Each pass names what it evaluates (its rule files, and the relations without a row of which it
+has nothing to do: `rules/programs.py`), how it decides, how it rewrites, its verifier, and where
+it sits among PyPTO's passes (the specification's "Position in the pipeline").  `PIPELINE` is the
+one list of them: `pipeline.analyze` loops over it, the benchmark's stages and the PyPTO adapters
+(`legalog/pypto.py`) read it, so nothing else restates the order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast
+
+from legalog.analyzer.codes import PASS_POSITIONS, PASS_TITLES, PassTitle
+from legalog.analyzer.diagnostics import Diagnostic
+from legalog.analyzer.emitter import derived_findings
+from legalog.analyzer.graph import GraphDecision, graph_decisions
+from legalog.analyzer.spmd import SpmdOutcome, decide_launches
+from legalog.analyzer.verifier import POSTCONDITIONS, Postconditions
+from legalog.extractor.lower import Lowering
+from legalog.ir.model import Program
+from legalog.rewriter.graph_boundary import legalize_graphs
+from legalog.rewriter.spmd_guard import guard_launches
+from legalog.rules.engine import Derived
+from legalog.rules.programs import RULES_OF, PassRules
+
+# "graph" = LegalizeGraphBoundary with its host-control checks and GraphBoundaryLegalized
+# verifier; "spmd" = LegalizeSpmdLaunches.
+PassName = Literal["graph", "spmd"]
+
+
+class Decided(Protocol):
+    """What a pass decided about one program: its findings, and whatever its rewrite obeys."""
+
+    @property
+    def diagnostics(self) -> Sequence[Diagnostic]: ...
+
+
+D = TypeVar("D", bound=Decided)
+
+
+@dataclass(frozen=True)
+class GraphOutcome:
+    """LegalizeGraphBoundary's decisions (one per Graph) and its findings (Steps A-D, host control)."""
+
+    decisions: tuple[GraphDecision, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def _decide_graphs(program: Program, lowering: Lowering, derived: Derived) -> GraphOutcome:
+    decisions = graph_decisions(program, lowering, derived)
+    return GraphOutcome(decisions, tuple(derived_findings(program, lowering, derived)))
+
+
+def _legalize_graphs(program: Program, outcome: GraphOutcome) -> Program:
+    return legalize_graphs(program, outcome.decisions)
+
+
+@dataclass(frozen=True)
+class Pass(Generic[D]):
+    """One pass: `decide` reads the rules' rows (`rules` says which files give them), `rewrite`
+    obeys the decisions and `verify` judges the rewritten program; `stage` is the name `analyze`
+    times its decisions under; `after` and `before` are where it sits among PyPTO's passes."""
+
+    name: PassName
+    rules: PassRules
+    decide: Callable[[Program, Lowering, Derived], D]
+    rewrite: Callable[[Program, D], Program]
+    stage: str
+
+    @property
+    def title(self) -> PassTitle:
+        """The pass as PyPTO names it (messages, passes_dump file names)."""
+        return PASS_TITLES[self.name]
+
+    @property
+    def after(self) -> str:
+        """The PyPTO pass that has run before it (the Graph pass: the final one of that name)."""
+        return PASS_POSITIONS[self.name][0]
+
+    @property
+    def before(self) -> str:
+        """The PyPTO pass it runs immediately before."""
+        return PASS_POSITIONS[self.name][1]
+
+    @property
+    def verify(self) -> Postconditions:
+        """Its verifier: the post-conditions of its output (analyzer/verifier.py)."""
+        return POSTCONDITIONS[self.name]
+
+    def outcome(self, decided: Mapping[str, Decided]) -> D | None:
+        """What this pass decided, among the outcomes of a run (None: it had nothing to do)."""
+        return cast("D | None", decided.get(self.name))
+
+
+SPMD: Pass[SpmdOutcome] = Pass("spmd", RULES_OF["spmd"], decide_launches, guard_launches, "launches")
+GRAPH: Pass[GraphOutcome] = Pass("graph", RULES_OF["graph"], _decide_graphs, _legalize_graphs, "decide")
+
+# In PyPTO's order: LegalizeSpmdLaunches runs first; its guards touch only Orchestration launches,
+# never a Graph call site or body.
+PIPELINE: tuple[Pass[Any], ...] = (SPMD, GRAPH)

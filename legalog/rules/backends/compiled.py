@@ -1,0 +1,621 @@
+"""The default engine: a rule program compiled into one Python module, specialised to its rules.
+
+As Soufflé compiles Datalog to C++ rather than interpreting it, legalog writes each rule program
+(the pass, explain and verifier programs) as Python source once: one function per rule, whose
+body literals are nested loops over dict indexes, ordered so every lookup is on bound columns
+(`_plan`), and a table of the program's SCCs in dependency order.  Per evaluation the driver
+(`evaluate`) runs, SCC by SCC, only the rules selected for it (`RuleProgram.closure` of the
+outputs asked for, and `RuleProgram.firable` over the facts), so a selection needs no new code.
+A recursive SCC runs its rules once over what is known, then semi-naive rounds: each rule once
+per body atom of the SCC, that atom reading only the rows the last round added (its "delta").
+Negation and aggregates read only completed lower SCCs (the program is stratified).
+Aggregates have pyDatalog's semantics: over the distinct tuples of keys, value and `for_each`
+(`len_` counts distinct values, `sum_` adds the value over distinct (value, for_each) tuples,
+`min_`/`max_` the extreme value); arithmetic is Python's (exact integers, `//` floors).
+
+The generated source is kept in the cache folder under a key naming this generator, the rule
+language and every rule file (`legalog.rules.kept`: checksummed, written atomically, read only
+where no other user can write), so a process compiles it but never regenerates it;
+`legalog rules --emit NAME` prints it.  An evaluation whose arithmetic or ordering raises (a
+division by zero, a string compared with an integer) is answered by the reference engine, which
+says what the rules mean there.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import marshal
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+from legalog.ir.allocation import bulk_allocation
+from legalog.rules import kept, language
+from legalog.rules.language import (
+    Arith,
+    Atom,
+    Comparison,
+    Const,
+    Derived,
+    Literal,
+    Row,
+    Rule,
+    RuleProgram,
+    Term,
+    Var,
+    check_stratification,
+    validate_facts,
+)
+
+__all__ = ["evaluate", "load", "source"]
+
+Index = dict[Any, list[Any]]
+IndexOf = Callable[[str, tuple[int, ...]], Index]
+RuleFunction = Callable[..., None]
+
+
+# --------------------------------------------------------------------------- planning a rule body
+
+
+def _vars(term: Term | tuple[Const, ...] | None) -> set[str]:
+    if isinstance(term, Var):
+        return {term.name}
+    if isinstance(term, Arith):
+        return _vars(term.left) | _vars(term.right)
+    return set()
+
+
+def _literal_vars(lit: Literal | Comparison) -> set[str]:
+    if isinstance(lit, Literal):
+        return {a.name for a in lit.atom.args if isinstance(a, Var)}
+    return _vars(lit.left) | (set() if isinstance(lit.right, tuple) else _vars(lit.right))
+
+
+def _binds(lit: Comparison, bound: set[str]) -> str | None:
+    """The variable an `==` (or `in`) comparison assigns, when every other side is bound."""
+    if lit.op == "in":
+        return lit.left.name if isinstance(lit.left, Var) and lit.left.name not in bound else None
+    if lit.op != "==" or isinstance(lit.right, tuple):
+        return None
+    for target, other in ((lit.left, lit.right), (lit.right, lit.left)):
+        if isinstance(target, Var) and target.name not in bound and _vars(other) <= bound:
+            return target.name
+    return None
+
+
+def _cost(lit: Literal | Comparison, bound: set[str], position: int) -> tuple[float, int] | None:
+    """How early `lit` should run once `bound` are bound (lower first), None if it cannot yet.
+    Tests first (a bound atom, a negation, a comparison of bound values), then assignments, then
+    lookups by the share of their columns bound, then scans, each in the rule's written order."""
+    free = _literal_vars(lit) - bound
+    if isinstance(lit, Comparison):
+        if not free:
+            return (0, position)
+        return (1, position) if _binds(lit, bound) is not None and len(free) == 1 else None
+    if lit.negated:
+        return None if free else (0, position)
+    if not free:
+        return (0, position)
+    args = lit.atom.args
+    fixed = sum(1 for a in args if isinstance(a, Const) or a.name in bound)
+    return (3 - fixed / len(args), position) if fixed else (4, position)
+
+
+def _plan(body: Sequence[Literal | Comparison], first: int | None = None) -> list[Literal | Comparison]:
+    """`body` in the order the generated loops run it; `first` (a body position) runs first."""
+    left = list(enumerate(body))
+    order: list[Literal | Comparison] = []
+    bound: set[str] = set()
+    if first is not None:
+        order.append(body[first])
+        bound |= _literal_vars(body[first])
+        left = [(i, lit) for i, lit in left if i != first]
+    while left:
+        costs = [(cost, i, lit) for i, lit in left if (cost := _cost(lit, bound, i)) is not None]
+        if not costs:  # the linter guarantees the written order can run; this is a bug
+            raise language.RuleError(f"no order binds every variable of {body}")
+        _, i, lit = min(costs, key=lambda c: c[0])
+        order.append(lit)
+        bound |= _literal_vars(lit)
+        left = [(j, other) for j, other in left if j != i]
+    return order
+
+
+# --------------------------------------------------------------------------- writing a rule
+
+
+def _name(var: str) -> str:
+    return f"v_{var}"  # rule variables (`X`, `_A`, a fresh `1`) as Python locals of their own
+
+
+def _expr(term: Term) -> str:
+    if isinstance(term, Var):
+        return _name(term.name)
+    if isinstance(term, Const):
+        return repr(term.value)
+    if term.right is None:
+        return f"(-{_expr(term.left)})"
+    return f"({_expr(term.left)} {term.op} {_expr(term.right)})"
+
+
+class _Writer:
+    """The Python text of one rule (or of one of its delta variants): a function that adds the
+    rule's head rows over the relations `R` to the set `out`."""
+
+    def __init__(self, rule: Rule, arities: Mapping[str, int]) -> None:
+        self.rule = rule
+        self.arities = arities
+        self.lines: list[str] = []
+        self.prelude: dict[str, str] = {}  # local name -> what it is bound to, in first-use order
+        self.depth = 1
+        self.temps = itertools.count()
+
+    def emit(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def nest(self, text: str) -> None:
+        self.emit(text)
+        self.depth += 1
+
+    def relation(self, name: str, delta: bool) -> str:
+        local = f"{'d' if delta else 'r'}_{name}"
+        self.prelude.setdefault(local, f"{'D' if delta else 'R'}[{name!r}]")
+        return local
+
+    def index(self, name: str, fixed: tuple[int, ...], read: tuple[int, ...]) -> str:
+        local = f"i_{name}_{'_'.join(map(str, fixed))}_{'_'.join(map(str, read))}"
+        self.prelude.setdefault(local, f"ix[{name!r}, {fixed!r}, {read!r}]")
+        return local
+
+    def function(self, name: str, body: Sequence[Literal | Comparison], delta: int | None) -> str:
+        """`def name(R, ix, out[, D])`: the rule with body literal `delta` reading the delta `D`."""
+        rule = self.rule
+        needed = {a.name for a in rule.head.args if isinstance(a, Var)}
+        if rule.aggregate is not None:
+            needed |= {rule.aggregate.value.name, *(v.name for v in rule.aggregate.for_each)}
+        after = []  # the variables each literal's successors (and the head) read
+        for lit in reversed(body):
+            after.append(set(needed))
+            needed |= _literal_vars(lit)
+        bound: set[str] = set()
+        for lit, later in zip(body, reversed(after), strict=True):
+            is_delta = delta is not None and lit is rule.body[delta]
+            self.literal(lit, bound, later, is_delta)
+        self.head()
+        args = "R, ix, out, D" if delta is not None else "R, ix, out"
+        prelude = [f"    {local} = {value}" for local, value in self.prelude.items()]
+        return "\n".join([f"def {name}({args}):", *prelude, *self.lines]) + "\n"
+
+    def literal(self, lit: Literal | Comparison, bound: set[str], later: set[str], delta: bool) -> None:
+        if isinstance(lit, Comparison):
+            self.comparison(lit, bound)
+        elif lit.negated:
+            values = [_expr(a) for a in lit.atom.args]
+            self.nest(f"if {_row(values)} not in {self.relation(lit.atom.relation, False)}:")
+        else:
+            self.atom(lit.atom, bound, later, delta)
+
+    def comparison(self, lit: Comparison, bound: set[str]) -> None:
+        target = _binds(lit, bound)
+        if lit.op == "in":
+            choices = _row([_expr(c) for c in lit.right])  # type: ignore[union-attr]
+            if target is not None:
+                self.nest(f"for {_name(target)} in {choices}:")
+                bound.add(target)
+            else:
+                self.nest(f"if {_expr(lit.left)} in {choices}:")
+            return
+        assert not isinstance(lit.right, tuple)
+        if target is not None:
+            value = lit.right if isinstance(lit.left, Var) and lit.left.name == target else lit.left
+            self.emit(f"{_name(target)} = {_expr(value)}")
+            bound.add(target)
+            return
+        self.nest(f"if {_expr(lit.left)} {lit.op} {_expr(lit.right)}:")
+
+    def atom(self, atom: Atom, bound: set[str], later: set[str], delta: bool) -> None:
+        """A positive atom: a test when no column it binds is read later (membership of its bound
+        columns), else a loop over the rows it matches, read through an index on its bound
+        columns holding only the columns read later (a projection when none is bound), or over
+        the delta's rows."""
+        args = atom.args
+        fixed = tuple(i for i, a in enumerate(args) if isinstance(a, Const) or a.name in bound)
+        free = [i for i in range(len(args)) if i not in fixed]
+        names = [args[i].name for i in free]  # type: ignore[union-attr]
+        kept = tuple(i for i, n in zip(free, names, strict=True) if n in later or names.count(n) > 1)
+        key = [_expr(args[i]) for i in fixed]
+        if delta:
+            self.scan(atom, bound, later)
+        elif not kept and len(fixed) == len(args):  # rows are tuples
+            self.nest(f"if {_row(key)} in {self.relation(atom.relation, False)}:")
+        elif not kept:  # the index's keys: a value, or a tuple of several
+            source = self.index(atom.relation, fixed, ()) if fixed else self.relation(atom.relation, False)
+            self.nest(
+                f"if {key[0] if len(key) == 1 else _row(key)} in {source}:" if fixed else f"if {source}:"
+            )
+        else:
+            names, checks = self.unpack([args[i] for i in kept], bound)
+            if fixed:
+                rows = f"{self.index(atom.relation, fixed, kept)}.get({key[0] if len(key) == 1 else _row(key)}, ())"
+                targets = names[0] if len(names) == 1 else _row(names)
+            else:  # a scan of the rows themselves (a projection would be one more pass over them)
+                rows = self.relation(atom.relation, False)
+                read = dict(zip(kept, names, strict=True))
+                targets = _row([read.get(i, "_") for i in range(len(args))])
+            self.nest(f"for {targets} in {rows}:")
+            if checks:
+                self.nest(f"if {' and '.join(checks)}:")
+
+    def scan(self, atom: Atom, bound: set[str], later: set[str]) -> None:
+        """Every row of the delta, its bound columns tested."""
+        rows = self.relation(atom.relation, True)
+        if not any(isinstance(a, Var) and (a.name in later) for a in atom.args) and not any(
+            isinstance(a, Const) or a.name in bound for a in atom.args
+        ):
+            self.nest(f"if {rows}:")
+            return
+        targets, checks = [], []
+        for arg in atom.args:
+            if isinstance(arg, Var) and arg.name not in bound:
+                targets.append(_name(arg.name))
+                bound.add(arg.name)
+            else:
+                temp = f"t_{next(self.temps)}"
+                targets.append(temp)
+                checks.append(f"{temp} == {_expr(arg)}")
+        self.nest(f"for {_row(targets)} in {rows}:")
+        if checks:
+            self.nest(f"if {' and '.join(checks)}:")
+
+    def unpack(self, args: Sequence[Var | Const], bound: set[str]) -> tuple[list[str], list[str]]:
+        """The names the columns `args` are read into, and the tests of a variable repeated
+        among them."""
+        targets, checks = [], []
+        for arg in args:
+            assert isinstance(arg, Var)
+            if arg.name in bound:  # a variable twice in the atom: the later column must equal it
+                temp = f"t_{next(self.temps)}"
+                targets.append(temp)
+                checks.append(f"{temp} == {_name(arg.name)}")
+            else:
+                targets.append(_name(arg.name))
+                bound.add(arg.name)
+        return targets, checks
+
+    def head(self) -> None:
+        """The head row added to `out`, or, for an aggregate, the tuple pyDatalog aggregates over
+        added to its group; each group's value is computed after the loops."""
+        rule = self.rule
+        values = _row([_expr(a) for a in rule.head.args])
+        aggregate = rule.aggregate
+        if aggregate is None:
+            self.emit(f"out.add({values})")
+            return
+        element = [
+            _name(n) for n in dict.fromkeys([aggregate.value.name, *(v.name for v in aggregate.for_each)])
+        ]
+        self.emit(
+            f"groups.setdefault({values}, set()).add({element[0] if len(element) == 1 else _row(element)})"
+        )
+        self.depth = 1
+        self.lines.insert(0, "    groups = {}")
+        total = {
+            "len": "len(elements)",
+            "sum": "sum(e[0] for e in elements)" if len(element) > 1 else "sum(elements)",
+            "min": "min(elements)",
+            "max": "max(elements)",
+        }[aggregate.kind]
+        self.emit("for group, elements in groups.items():")
+        self.emit(f"    out.add((*group, {total}))")
+
+
+def _row(values: Sequence[str]) -> str:
+    """A tuple display of `values` (`()`, `(a,)`, `(a, b)`)."""
+    return f"({values[0]},)" if len(values) == 1 else f"({', '.join(values)})"
+
+
+# --------------------------------------------------------------------------- writing a program
+
+
+@dataclass(frozen=True)
+class _Component:
+    """One SCC of the program's derived relations, in dependency order: its relations, whether
+    they recurse, and its rules (indices into `RuleProgram.rules`)."""
+
+    relations: tuple[str, ...]
+    recursive: bool
+    rules: tuple[int, ...]
+
+
+def _components(rules: RuleProgram) -> tuple[_Component, ...]:
+    heads = {f"{rule.head.relation}/{rule.arity}" for rule in rules.rules}
+    order = check_stratification(heads, rules.dependencies)
+    out = []
+    for scc in order:
+        names = tuple(sorted(pid.rpartition("/")[0] for pid in scc))
+        members = tuple(i for i, rule in enumerate(rules.rules) if rule.head.relation in names)
+        recursive = any(
+            isinstance(lit, Literal) and not lit.negated and lit.atom.relation in names
+            for i in members
+            for lit in rules.rules[i].body
+        )
+        out.append(_Component(names, recursive, members))
+    return tuple(out)
+
+
+def _deltas(rule: Rule, component: _Component) -> tuple[int, ...]:
+    """The body positions of a recursive rule's atoms of its own SCC: one delta variant each."""
+    if not component.recursive:
+        return ()
+    return tuple(
+        i
+        for i, lit in enumerate(rule.body)
+        if isinstance(lit, Literal) and not lit.negated and lit.atom.relation in component.relations
+    )
+
+
+def source(rules: RuleProgram) -> str:
+    """The Python module of `rules`: one function per rule (and per delta variant of a recursive
+    rule), each commented with the rule it implements, then the table the driver runs by."""
+    lines = [
+        f"# legalog's compiled rules, generated by {__name__}",
+        "# from: " + ", ".join(Path(name).name for name, _ in rules.sources),
+        "# def rN(R, ix, out): adds rule N's head rows, over the relations R (name -> set of rows),",
+        "# to the set `out`.  ix[name, bound, read]: the index of a relation on its `bound` columns,",
+        "# key -> the `read` columns of its rows (no `read`: the set of keys; no `bound`: the set of",
+        "# rows of the `read` columns).  rN_dK(R, ix, out, D): rule N with body literal K reading",
+        "# only D, the rows the last round of its recursive SCC added.",
+        "",
+    ]
+    components = _components(rules)
+    arities = {name: rel.arity for name, rel in rules.relations.items()}
+    table = []
+    for component in components:
+        for i in component.rules:
+            rule = rules.rules[i]
+            text = language.rules_text([rule], _functions(rules)).splitlines()[-1]
+            lines.append(f"# {Path(rule.where).name}: {text}")
+            lines.append(_Writer(rule, arities).function(f"r{i}", _plan(rule.body), None))
+            variants = _deltas(rule, component)
+            for k in variants:
+                lines.append(_Writer(rule, arities).function(f"r{i}_d{k}", _plan(rule.body, k), k))
+            table.append((i, variants))
+        lines.append("")
+    lines.append("# rule -> (its function, its delta variants with the relation each reads the delta of)")
+    lines.append("RULES = {")
+    for i, ks in table:
+        deltas = "".join(f"(r{i}_d{k}, {_atom_of(rules.rules[i].body[k]).relation!r}), " for k in ks)
+        lines.append(f"    {i}: (r{i}, ({deltas})),")
+    lines.append("}")
+    lines.append("# the SCCs, dependencies first: (relations, recursive, rules)")
+    lines.append("COMPONENTS = (")
+    lines += [f"    ({c.relations!r}, {c.recursive}, {c.rules!r})," for c in components]
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+def _atom_of(lit: Literal | Comparison) -> Atom:
+    assert isinstance(lit, Literal)  # a delta variant's literal is an atom of its SCC
+    return lit.atom
+
+
+def _functions(rules: RuleProgram) -> frozenset[str]:
+    return frozenset(name for name, rel in rules.relations.items() if rel.function)
+
+
+# --------------------------------------------------------------------------- loading a program
+
+
+@dataclass(frozen=True)
+class _Module:
+    """A program's compiled module: rule index -> (its function, its delta variants), and the
+    SCCs in dependency order."""
+
+    rules: Mapping[int, tuple[RuleFunction, tuple[tuple[RuleFunction, str], ...]]]
+    components: tuple[tuple[tuple[str, ...], bool, tuple[int, ...]], ...]
+
+
+def _key(rules: RuleProgram) -> str:
+    """What the module is made from: this generator, the rule language that read the rules, and
+    every rule file's name and text."""
+    builders = (Path(__file__), Path(inspect.getfile(language)))
+    return kept.key(
+        [
+            "compiled",
+            *(p.read_text(encoding="utf-8") for p in builders),
+            *(x for s in rules.sources for x in s),
+        ]
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def load(rules: RuleProgram) -> _Module:
+    """The program's module, compiled once per process from the code kept in the cache folder,
+    or generated (and kept, the source beside its code) when there is none or it fails its
+    checksum."""
+    k = _key(rules)
+    code = _kept_code(k)
+    if code is None:
+        text = source(rules)
+        code = compile(text, f"<legalog compiled rules {k[:16]}>", "exec")
+        kept.write_bytes(k, ".py", text.encode())
+        kept.write_bytes(k, ".code", marshal.dumps(code))
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)  # our own generated code, never an input's
+    return _Module(namespace["RULES"], namespace["COMPONENTS"])
+
+
+def _kept_code(k: str) -> CodeType | None:
+    if (body := kept.read_bytes(k, ".code")) is None:
+        return None
+    try:
+        code = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):  # checksummed, so another Python's layout at most
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
+# --------------------------------------------------------------------------- evaluating
+
+
+IndexKey = tuple[str, tuple[int, ...], tuple[int, ...]]
+
+
+class _Indexes(dict[IndexKey, Any]):
+    """The indexes one evaluation reads, built on first use (`ix[name, bound, read]`, a dict
+    lookup once built): {key of the bound columns: the `read` columns of its rows} (a list, or
+    a set where columns are left out, so a row is read once); with no column read, the set of
+    keys; with no bound column, the set of rows of the `read` columns.  A relation that grows
+    (a recursive SCC's) has its indexes grown with it."""
+
+    def __init__(self, relations: Mapping[str, Iterable[Row]], arities: Mapping[str, int]) -> None:
+        super().__init__()
+        self.relations = relations
+        self.arities = arities
+        self.of: dict[str, list[tuple[_Shape, Any]]] = {}
+
+    def __missing__(self, key: IndexKey) -> Any:
+        name, fixed, read = key
+        shape = _shape(fixed, read, self.arities[name])
+        rows = self[key] = shape.new()
+        shape.fill(rows, self.relations[name])
+        self.of.setdefault(name, []).append((shape, rows))
+        return rows
+
+    def grow(self, name: str, rows: Iterable[Row]) -> None:
+        for shape, index in self.of.get(name, ()):
+            shape.fill(index, rows)
+
+
+class _Shape:
+    """How a relation's rows enter an index of one shape (see `_Indexes`)."""
+
+    def __init__(self, fixed: tuple[int, ...], read: tuple[int, ...], arity: int) -> None:
+        self.key = itemgetter(*fixed) if fixed else None
+        self.value = itemgetter(*read) if read else None
+        self.projected = bool(fixed) and len(fixed) + len(read) < arity  # a bucket is then a set
+
+    def new(self) -> Any:
+        if self.key is None or self.value is None:
+            return set()
+        # a defaultdict fills at C speed, and the rules read it with `.get`, which adds no key
+        return defaultdict(set if self.projected else list)
+
+    def fill(self, index: Any, rows: Iterable[Row]) -> None:
+        key, value = self.key, self.value
+        if key is None or value is None:
+            index.update(map(key or value, rows))  # type: ignore[arg-type]
+        elif self.projected:
+            for k, v in zip(map(key, rows), map(value, rows), strict=True):
+                index[k].add(v)
+        else:
+            for k, v in zip(map(key, rows), map(value, rows), strict=True):
+                index[k].append(v)
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape(fixed: tuple[int, ...], read: tuple[int, ...], arity: int) -> _Shape:
+    return _Shape(fixed, read, arity)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One SCC of an evaluation, with the chosen rules alone: (function, head) of each, and of
+    a recursive SCC its delta variants as (variant, the relation of its delta atom, head)."""
+
+    relations: tuple[str, ...]
+    recursive: bool
+    rules: tuple[tuple[RuleFunction, str], ...]
+    variants: tuple[tuple[RuleFunction, str, str], ...]
+
+
+@functools.lru_cache(maxsize=256)
+def _selection(
+    rules: RuleProgram, outputs: frozenset[str] | None, fired: tuple[int, ...]
+) -> tuple[frozenset[str], tuple[_Step, ...]]:
+    """The relations an evaluation computes and the steps that compute them (the same few keys
+    recur: a pass and its verifier, over programs of one shape)."""
+    wanted = rules.closure(outputs)
+    chosen = {i for i in fired if rules.rules[i].head.relation in wanted}
+    module = load(rules)
+    steps = []
+    for names, recursive, members in module.components:
+        run = [(i, rules.rules[i].head.relation) for i in members if i in chosen]
+        if run:
+            variants = tuple((v, read, head) for i, head in run for v, read in module.rules[i][1])
+            steps.append(_Step(names, recursive, tuple((module.rules[i][0], h) for i, h in run), variants))
+    return wanted, tuple(steps)
+
+
+def evaluate(
+    rules: RuleProgram,
+    facts: Mapping[str, Iterable[tuple]],
+    outputs: frozenset[str] | None = None,
+    firable: tuple[int, ...] | None = None,
+) -> Derived:
+    """Every relation `outputs` (default: every derived relation) are computed from, and the
+    inputs, over `facts`; of the rules, only those that can fire over these facts run
+    (`firable`: `rules.firable(facts)` when the caller has it)."""
+    checked = validate_facts(rules, facts)
+    fired = rules.firable(checked) if firable is None else firable
+    wanted, steps = _selection(rules, outputs, fired)
+    relations: dict[str, Any] = {name: checked.get(name, frozenset()) for name in rules.inputs}
+    relations.update((name, set(checked.get(name, ()))) for name in wanted)
+    index = _Indexes(relations, _arities(rules))
+    try:
+        # every row and index made lives until the answer is read: nothing for the collector
+        with bulk_allocation():
+            for step in steps:
+                if step.recursive:
+                    _fixpoint(step, relations, index)
+                else:
+                    for function, head in step.rules:
+                        function(relations, index, relations[head])
+    except (ArithmeticError, TypeError):  # `//` by zero, `<` between str and int: the reference says
+        from legalog.rules.backends import pydatalog
+
+        return pydatalog.evaluate(rules, facts)
+    given = {name: rows for name, rows in checked.items() if name not in rules.derived}
+    inputs = {name: relations[name] for name in rules.inputs if name not in given}
+    return Derived(
+        {**given, **inputs},
+        {name: functools.partial(frozenset, relations[name]) for name in wanted},
+    )
+
+
+def _fixpoint(step: _Step, relations: dict[str, Any], index: _Indexes) -> None:
+    """A recursive SCC: its rules once over what is known, then rounds in which each recursive
+    rule runs once per atom of the SCC in its body, that atom reading only the last round's new
+    rows, until a round adds nothing."""
+    new: dict[str, set[Row]] = {name: set() for name in step.relations}
+    for function, head in step.rules:
+        function(relations, index, new[head])
+    while delta := _merge(new, relations, index):
+        new = {name: set() for name in step.relations}
+        for variant, read, head in step.variants:
+            if delta[read]:  # else its delta atom matches nothing this round
+                variant(relations, index, new[head], delta)
+
+
+def _merge(new: Mapping[str, set[Row]], relations: dict[str, Any], index: _Indexes) -> dict[str, set[Row]]:
+    """Adds a round's rows to their relations (and indexes); the rows that were new, per relation
+    (every relation of the SCC named, so a variant can read its delta), or {} when none was."""
+    delta = {name: rows - relations[name] for name, rows in new.items()}
+    if not any(delta.values()):
+        return {}
+    for name, rows in delta.items():
+        if rows:
+            relations[name] |= rows
+            index.grow(name, rows)
+    return delta
+
+
+@functools.cache
+def _arities(rules: RuleProgram) -> Mapping[str, int]:
+    return {name: rel.arity for name, rel in rules.relations.items()}
