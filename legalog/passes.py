@@ -1,9 +1,10 @@
 """The two passes as objects, in the order PyPTO's pipeline runs them.
 
 Each pass names what it evaluates (its rule files, and the relations without a row of which it
-has nothing to do: `rules/programs.py`), how it decides, how it rewrites, its verifier, and where
-it sits among PyPTO's passes (the specification's "Position in the pipeline").  `PIPELINE` is the
-one list of them: `pipeline.analyze` loops over it, the benchmark's stages and the PyPTO adapters
+has nothing to do: `rules/programs.py`), how it decides, how it rewrites, and where it sits among
+PyPTO's passes (the specification's "Position in the pipeline"); its verifier is the one
+`analyzer/verifier.py` keeps under its name.  `PIPELINE` is the one list of them:
+`pipeline.analyze` loops over it, the benchmark's stages and the PyPTO adapters
 (`legalog/pypto.py`) read it, so nothing else restates the order.
 """
 
@@ -18,7 +19,6 @@ from legalog.analyzer.diagnostics import Diagnostic
 from legalog.analyzer.emitter import derived_findings
 from legalog.analyzer.graph import GraphDecision, graph_decisions
 from legalog.analyzer.spmd import SpmdOutcome, decide_launches
-from legalog.analyzer.verifier import POSTCONDITIONS, Postconditions
 from legalog.extractor.lower import Lowering
 from legalog.ir.model import Program
 from legalog.rewriter.graph_boundary import legalize_graphs
@@ -61,8 +61,10 @@ def _legalize_graphs(program: Program, outcome: GraphOutcome) -> Program:
 @dataclass(frozen=True)
 class Pass(Generic[D]):
     """One pass: `decide` reads the rules' rows (`rules` says which files give them), `rewrite`
-    obeys the decisions and `verify` judges the rewritten program; `stage` is the name `analyze`
-    times its decisions under; `after` and `before` are where it sits among PyPTO's passes."""
+    obeys the decisions, and `verifier.POSTCONDITIONS[name]` judges the rewritten program (through
+    `analyzer.verifier.verify`, which `validate` calls too, below this room).  `stage` is the name
+    `analyze` times its decisions under; `after` and `before` are where it sits among PyPTO's
+    passes."""
 
     name: PassName
     rules: PassRules
@@ -84,11 +86,6 @@ class Pass(Generic[D]):
     def before(self) -> str:
         """The PyPTO pass it runs immediately before."""
         return PASS_POSITIONS[self.name][1]
-
-    @property
-    def verify(self) -> Postconditions:
-        """Its verifier: the post-conditions of its output (analyzer/verifier.py)."""
-        return POSTCONDITIONS[self.name]
 
     def outcome(self, decided: Mapping[str, Decided]) -> D | None:
         """What this pass decided, among the outcomes of a run (None: it had nothing to do)."""

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 if TYPE_CHECKING:  # imported on first use (`_load_z3`)
     import z3
 
-from legalog.ir.fold import fold_constant, int_cast_operand
+from legalog.ir.fold import fold_constant, int_cast_operand, scalar_call
 from legalog.ir.model import (
     BinOp,
     BoolOp,
@@ -449,12 +449,12 @@ class _Encoder:
         return result
 
     def _call(self, e: Call) -> z3.ExprRef:
-        builtin = scalar_builtin(e.func, self.prefix)
-        if builtin in ("min", "max") and e.args and not e.kwargs:
-            return self._min_max(builtin, [self.int_of(a) for a in e.args])
-        if builtin == "abs" and len(e.args) == 1:
-            x = self.int_of(e.args[0])
-            return z3.If(x >= 0, x, -x)
+        match scalar_call(e, self.prefix):
+            case ("min" | "max") as kind, args:
+                return self._min_max(kind, [self.int_of(a) for a in args])
+            case "abs", (arg,):
+                x = self.int_of(arg)
+                return z3.If(x >= 0, x, -x)
         if (operand := int_cast_operand(e, self.prefix)) is not None:
             return self.int_of(operand)  # identity on integers; wrap-around is not modelled
         if is_dim_query(e.func, self.prefix):
@@ -509,10 +509,8 @@ def _read_names(e: Expr, prefix: str) -> Iterator[str]:
                 stack += [right, left]
             case BoolOp(values=vs):
                 stack += reversed(vs)
-            case Call(func=f, args=args, kwargs=kws) if (
-                scalar_builtin(f, prefix) in ("min", "max") and args and not kws
-            ) or (scalar_builtin(f, prefix) == "abs" and len(args) == 1):
-                stack += reversed(args)
+            case Call() if (builtin := scalar_call(node, prefix)) is not None:
+                stack += reversed(builtin[1])
             case Call() if (operand := int_cast_operand(node, prefix)) is not None:
                 stack.append(operand)
 
@@ -703,9 +701,8 @@ def _lower_bound(goal: PositivityGoal, e: Expr, seen: set[str]) -> tuple[int, tu
         ) is not None and k > 0:
             a = _lower_bound(goal, left, seen)
             return None if a is None else (a[0] // k, a[1])
-        case Call(func=f, args=args) if (kind := scalar_builtin(f, goal.prefix)) in ("min", "max") and len(
-            args
-        ) >= 2:
+        case Call() if (builtin := scalar_call(e, goal.prefix)) is not None and builtin[0] != "abs":
+            kind, args = builtin
             found = [b for x in args if (b := _lower_bound(goal, x, seen)) is not None]
             if kind == "max":
                 return _max_bound(found)  # max(a, b) >= a: one bounded argument is enough

@@ -389,7 +389,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "inline_varying_arg",
         "E:expr I:int X:expr",
-        "argument i of launch e is x, computed inline and call-varying",
+        "argument I of launch E is X, computed inline and call-varying",
         f"{GB} Step A",
     ),
     _rel("is_scalar_alias", "V:var", "V is a bare rename", f"{GB} Step A"),
@@ -427,7 +427,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "unslotted_scalar",
         "E:expr I:int W:var",
-        "launch (or kernel scope) e reads call-varying scalar w in argument slot, with no boundary slot",
+        "launch (or kernel scope) E reads call-varying scalar W in argument I, with no boundary slot",
         f"{GB} Hoistable vs replay-invariant",
     ),
     # ---- rules/views.pyd
@@ -442,7 +442,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "moving_view",
         "V:var",
-        "view v of a boundary tensor has a window that differs between calls",
+        "view V of a boundary tensor has a window that differs between calls",
         f"{GB} Step B",
     ),
     _rel(
@@ -451,7 +451,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "view_extent_varies",
         "V:var X:expr",
-        "view v has extent x, neither constant nor replay-invariant",
+        "view V has extent X, neither constant nor replay-invariant",
         f"{GB} Step B",
     ),
     _rel("view_operand", "V:var R:expr", "R is an offset or shape operand of view V", f"{GB} Step B"),
@@ -467,14 +467,14 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "alloc_under_runtime",
         "V:var C:stmt",
-        "allocation v sits under runtime control statement c",
+        "allocation V sits under runtime control statement C",
         f"{GB} Step D",
     ),
     _rel("create_dim", "V:var X:expr", "X is an extent of allocation V", f"{GB} Step C"),
     _rel(
         "create_shape_varies",
         "V:var X:expr",
-        "allocation v has extent x, not a compile-time constant",
+        "allocation V has extent X, not a compile-time constant",
         f"{GB} Step C",
     ),
     _rel(
@@ -491,7 +491,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
         "statement S of a Graph allocates V with tensor.create E",
         f"{GB} Step C",
     ),
-    _rel("region_full", "E:expr G:fn", "call e of tensor.full inside Graph g's region", f"{GB} Step C"),
+    _rel("region_full", "E:expr G:fn", "call E of tensor.full inside Graph G's region", f"{GB} Step C"),
     # ---- rules/topology.pyd
     _rel("batch_size", "L:id N:int", "list L's batch holds N allocations", f"{GB} Step D"),
     _rel("batched_alloc", "V:var L:id", "allocation V shares list L's alloc_tensors batch", f"{GB} Step D"),
@@ -517,7 +517,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "launch_under_runtime",
         "X:expr C:stmt",
-        "launch x sits under runtime control statement c",
+        "launch X sits under runtime control statement C",
         f"{GB} Step D",
     ),
     _rel(
@@ -536,7 +536,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "node_count_out_of_range",
         "G:fn N:int",
-        "Graph g launches n tasks: none, or over the per-graph limit",
+        "Graph G launches N tasks: none, or over the per-graph limit",
         f"{GB} Step D",
     ),
     _rel(
@@ -556,47 +556,47 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "core_num_not_literal",
         "E:expr X:expr",
-        "launch e in a Graph has core_num x, not a literal",
+        "launch E in a Graph has core_num X, not a literal",
         f"{GB} Step D",
     ),
     _rel(
         "graph_call_in_expression",
         "E:expr G:fn",
-        "call e of Graph g is no flat call statement",
+        "call E of Graph G is no flat call statement",
         f"{GB} Step D",
     ),
     _rel(
         "graph_call_missing_arg",
         "E:expr I:int",
-        "Graph call e supplies no argument for parameter i",
+        "Graph call E supplies no argument for parameter I",
         f"{GB} Step D",
     ),
     _rel(
         "graph_calls_graph",
         "E:expr G:fn Callee:fn",
-        "call e in Graph g launches Graph callee",
+        "call E in Graph G launches Graph Callee",
         f"{GB} Step D",
     ),
     _rel("graph_launch", "E:expr G:fn Caller:fn", "E in Caller launches Graph G", f"{GB} Step D"),
-    _rel("graph_launch_deps", "E:expr", "Graph launch e carries deps=", f"{GB} Step D"),
-    _rel("graph_launch_predicate", "E:expr", "Graph launch e carries a dispatch predicate", f"{GB} Step D"),
-    _rel("graph_no_tensor", "G:fn", "Graph g takes no tensor parameter", f"{GB} Step D"),
+    _rel("graph_launch_deps", "E:expr", "Graph launch E carries deps=", f"{GB} Step D"),
+    _rel("graph_launch_predicate", "E:expr", "Graph launch E carries a dispatch predicate", f"{GB} Step D"),
+    _rel("graph_no_tensor", "G:fn", "Graph G takes no tensor parameter", f"{GB} Step D"),
     _rel(
         "graph_too_many_scalars",
         "G:fn N:int",
-        "Graph g has n scalar parameters after Step A, over the limit",
+        "Graph G has N scalar parameters after Step A, over the limit",
         f"{GB} Step D",
     ),
     _rel(
         "graph_too_many_tensors",
         "G:fn N:int",
-        "Graph g has n tensor parameters after hoisting, over the limit",
+        "Graph G has N tensor parameters after hoisting, over the limit",
         f"{GB} Step D",
     ),
     _rel(
         "graph_wrong_runtime",
         "G:fn R:str",
-        "Graph g compiled for runtime rt, not host_build_graph",
+        "Graph G compiled for runtime R, not host_build_graph",
         f"{GB} Step D",
     ),
     _rel("has_arg", "E:expr I:int", "launch E passes an argument at position I", f"{GB} Step D"),
@@ -608,21 +608,21 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "returns_computed",
         "G:fn P:int R:expr",
-        "Graph g returns at pos a value e it computed, not a parameter",
+        "Graph G returns at position P a value R it computed, not a parameter",
         f"{GB} Prerequisite",
     ),
     _rel("returns_param", "G:fn P:int", "return position P of G names one of its parameters", f"{GB} Step D"),
     _rel(
         "runtime_allocated_output",
         "E:expr I:int",
-        "argument i of Graph launch e has direction output",
+        "argument I of Graph launch E has direction output",
         f"{GB} Step D",
     ),
     _rel("scalar_after", "G:fn V:var", "V is a scalar parameter of G after Step A", f"{GB} Step D"),
     _rel(
         "scalar_param_not_in",
         "V:var D:str",
-        "Graph scalar parameter v is declared with direction d, not In",
+        "Graph scalar parameter V is declared with direction D, not In",
         f"{GB} Step D",
     ),
     _rel("scalar_total", "G:fn N:int", "G has N scalar parameters after Step A", f"{GB} Step D"),
@@ -641,7 +641,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "host_reads_device_value",
         "E:expr V:var",
-        "host graph construction e reads v, a runtime or device value",
+        "host graph construction E reads V, a runtime or device value",
         f"{GB} Host control tensors",
     ),
     _rel(
@@ -653,7 +653,7 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "host_tensor_to_device",
         "E:expr I:int W:var",
-        "host control tensor w is argument i of device launch e",
+        "host control tensor W is argument I of device launch E",
         f"{GB} Host control tensors",
     ),
     _rel(
@@ -837,31 +837,31 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     _rel(
         "assert_derivable_left",
         "V:var",
-        "v could be computed at the call site but is left in the region",
+        "V could be computed at the call site but is left in the region",
         f"{GB} Pass properties",
     ),
     _rel(
         "assert_moving_window",
         "V:var X:expr",
-        "view v (of x) keeps a window that can differ between calls",
+        "view V (offset X) keeps a window that can differ between calls",
         f"{GB} Pass properties",
     ),
     _rel(
         "assert_region_alloc",
         "V:var",
-        "allocation v is left at the top level of the region",
+        "allocation V is left at the top level of the region",
         f"{GB} Pass properties",
     ),
     _rel(
         "assert_rename_survives",
         "V:var W:var",
-        "rename v of boundary scalar w survived legalization",
+        "rename V of boundary scalar W survived legalization",
         f"{GB} Pass properties",
     ),
     _rel(
         "assert_unslotted_arg",
         "E:expr W:var",
-        "launch e reads scalar w, which has no slot and can differ between calls",
+        "launch E reads scalar W, which has no slot and can differ between calls",
         f"{GB} Pass properties",
     ),
     _rel(

@@ -146,7 +146,7 @@ def test_validate_gives_exactly_the_readmes_classes(entry: Entry) -> None:
 
 def test_the_name_error_class_is_pyptos_own_refusal() -> None:
     """Where PyPTO is installed: `pl.parse` refuses exactly the outputs TV511 names, with NameError."""
-    from tests.pypto_oracle import ask
+    from tests.pypto_child import ask
 
     outputs = sorted(e.output for e in ENTRIES if e.output)
     answers = ask({o: ("parse", (REFERENCE / o).read_text(encoding="utf-8")) for o in outputs})

@@ -89,10 +89,29 @@ def _binds(lit: Comparison, bound: set[str]) -> str | None:
     return None
 
 
-def _cost(lit: Literal | Comparison, bound: set[str], position: int) -> tuple[float, int] | None:
+Weak = frozenset[tuple[str, int]]
+
+
+def _weak_columns(rules: RuleProgram) -> Weak:
+    """The (relation, column) pairs some rule matches against an integer constant: positions and
+    counts (`operand(E, 0, A)`, `launch_result(V, E, 0)`), which a few values fill for every row.
+    A lookup on such a column alone reads a large part of the relation (at 5 MB, one by result
+    position 0 read every launch of the program, once per round of a 1,666-round recursion)."""
+    return frozenset(
+        (lit.atom.relation, i)
+        for rule in rules.rules
+        for lit in rule.body
+        if isinstance(lit, Literal)
+        for i, arg in enumerate(lit.atom.args)
+        if isinstance(arg, Const) and isinstance(arg.value, int)
+    )
+
+
+def _cost(lit: Literal | Comparison, bound: set[str], position: int, weak: Weak) -> tuple[float, int] | None:
     """How early `lit` should run once `bound` are bound (lower first), None if it cannot yet.
     Tests first (a bound atom, a negation, a comparison of bound values), then assignments, then
-    lookups by the share of their columns bound, then scans, each in the rule's written order."""
+    lookups by the share of their columns bound (a weak column counting a quarter), then scans,
+    each in the rule's written order."""
     free = _literal_vars(lit) - bound
     if isinstance(lit, Comparison):
         if not free:
@@ -103,11 +122,14 @@ def _cost(lit: Literal | Comparison, bound: set[str], position: int) -> tuple[fl
     if not free:
         return (0, position)
     args = lit.atom.args
-    fixed = sum(1 for a in args if isinstance(a, Const) or a.name in bound)
-    return (3 - fixed / len(args), position) if fixed else (4, position)
+    fixed = [i for i, a in enumerate(args) if isinstance(a, Const) or a.name in bound]
+    share = sum(0.25 if (lit.atom.relation, i) in weak else 1 for i in fixed) / len(args)
+    return (3 - share, position) if fixed else (4, position)
 
 
-def _plan(body: Sequence[Literal | Comparison], first: int | None = None) -> list[Literal | Comparison]:
+def _plan(
+    body: Sequence[Literal | Comparison], weak: Weak, first: int | None = None
+) -> list[Literal | Comparison]:
     """`body` in the order the generated loops run it; `first` (a body position) runs first."""
     left = list(enumerate(body))
     order: list[Literal | Comparison] = []
@@ -117,7 +139,7 @@ def _plan(body: Sequence[Literal | Comparison], first: int | None = None) -> lis
         bound |= _literal_vars(body[first])
         left = [(i, lit) for i, lit in left if i != first]
     while left:
-        costs = [(cost, i, lit) for i, lit in left if (cost := _cost(lit, bound, i)) is not None]
+        costs = [(cost, i, lit) for i, lit in left if (cost := _cost(lit, bound, i, weak)) is not None]
         if not costs:  # the linter guarantees the written order can run; this is a bug
             raise language.RuleError(f"no order binds every variable of {body}")
         _, i, lit = min(costs, key=lambda c: c[0])
@@ -375,16 +397,17 @@ def source(rules: RuleProgram) -> str:
     ]
     components = _components(rules)
     arities = {name: rel.arity for name, rel in rules.relations.items()}
+    weak = _weak_columns(rules)
     table = []
     for component in components:
         for i in component.rules:
             rule = rules.rules[i]
             text = language.rules_text([rule], _functions(rules)).splitlines()[-1]
             lines.append(f"# {Path(rule.where).name}: {text}")
-            lines.append(_Writer(rule, arities).function(f"r{i}", _plan(rule.body), None))
+            lines.append(_Writer(rule, arities).function(f"r{i}", _plan(rule.body, weak), None))
             variants = _deltas(rule, component)
             for k in variants:
-                lines.append(_Writer(rule, arities).function(f"r{i}_d{k}", _plan(rule.body, k), k))
+                lines.append(_Writer(rule, arities).function(f"r{i}_d{k}", _plan(rule.body, weak, k), k))
             table.append((i, variants))
         lines.append("")
     lines.append("# rule -> (its function, its delta variants with the relation each reads the delta of)")
