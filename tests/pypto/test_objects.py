@@ -233,3 +233,13 @@ def test_the_object_frontend_keeps_the_users_positions(pypto: SimpleNamespace) -
         node.span.begin_column,
     )
     assert source.read_text().splitlines()[shift.body[0].span.line - 1].strip().startswith("base")
+
+
+def test_a_pass_reads_the_objects_unprinted(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    """a01's Graph is rewritten from the objects: nothing printed, no text read."""
+    program = pypto.pl.parse((GRAPH / "a01_row_shift.graph_input.py").read_text())
+    stages = Stages()
+    with hbg():
+        out = lp.legalize_graph_boundary(stage=stages)(program)
+    assert out is not program
+    assert "objects" in stages.names and not {"print", "parse"} & set(stages.names), stages.names
