@@ -197,11 +197,8 @@ def _float(value: float) -> float:
 _SPECIAL_OPS = frozenset(
     {
         "tensor.add",
-        "system.task_dummy",
         "tile.reinterpret_view",
         "tensor.reinterpret_view",
-        "tile.full",
-        "tensor.full",
         "system.syncall",
         "tile.gather_row",
         "tensor.gather_row",
@@ -258,6 +255,7 @@ class _Reader:
             "Not": lambda e: UnaryOp("not", self.expr(e.operand), span=_span(e)),
             "BitNot": lambda e: UnaryOp("~", self.expr(e.operand), span=_span(e)),
             "Abs": lambda e: Call("abs", (self.expr(e.operand),), span=_span(e)),
+            "Cast": self.cast,
             "Min": lambda e: self.function_op("min", e),
             "Max": lambda e: self.function_op("max", e),
             "And": lambda e: self.bool_op("and", e),
@@ -503,6 +501,12 @@ class _Reader:
             return Const(value, span=_span(e))
         return Const(value, _dtype(e.dtype), span=_span(e))
 
+    def cast(self, e: Any) -> Expr:
+        if type(e.type).__name__ != "ScalarType":
+            raise Unsupported("a cast to a non-scalar type")
+        target = Dotted(f"{P}.{_dtype(e.type.dtype)}")
+        return Call(f"{P}.cast", (self.expr(e.operand), target), span=_span(e))
+
     def neg(self, e: Any) -> Expr:
         operand = self.expr(e.operand)
         if isinstance(operand, Const) and operand.dtype is None and isinstance(operand.value, (int, float)):
@@ -535,7 +539,14 @@ class _Reader:
         if isinstance(op, ir.GlobalVar):
             return Call(f"self.{op.name}", args, self.call_attrs(e), span=_span(e))
         name = op.name
-        if "." not in name or name in _SPECIAL_OPS or name.startswith("pld.") or e.attrs:
+        if name in ("tile.full", "tensor.full") and len(e.args) >= 2 and not e.attrs:
+            return self.full(name, e)
+        deps: tuple[Keyword, ...] = ()
+        if name == "system.task_dummy":
+            deps, attrs = self.task_deps(e)
+        else:
+            attrs = dict(e.attrs)
+        if "." not in name or name in _SPECIAL_OPS or name.startswith("pld.") or attrs:
             raise Unsupported(f"op {name}")
         if name.rsplit(".", 1)[-1] in ("and", "or", "not", "xor"):
             raise Unsupported(f"op {name}")
@@ -543,7 +554,31 @@ class _Reader:
             space = ir.MemorySpace(int(e.args[0].value))
             args = (Dotted(f"{P}.Mem.{space.name}"), *args[1:])
         keywords = tuple(Keyword(k, self.attr_value(k, v)) for k, v in e.kwargs.items())
-        return Call(f"{P}.{name}", args, keywords, span=_span(e))
+        return Call(f"{P}.{name}", args, deps + keywords, span=_span(e))
+
+    def task_deps(self, e: Any) -> tuple[tuple[Keyword, ...], dict[str, Any]]:
+        """`system.task_dummy`: its manual dependency edges print as `deps=[...]` (always), and
+        its `dummy_task` attribute not at all; the attributes left."""
+        attrs = dict(e.attrs)
+        edges = attrs.pop("manual_dep_edges", None) or []
+        attrs.pop("dummy_task", None)
+        return (Keyword("deps", ListExpr(tuple(self.var(v) for v in edges if v is not None))),), attrs
+
+    def full(self, name: str, e: Any) -> Expr:
+        """`pl.tensor.full(shape, dtype=pl.DT, value=v)`: a constant value prints bare."""
+        shape, value = e.args[0], e.args[1]
+        keywords: list[Keyword] = []
+        if "dtype" in e.kwargs:
+            keywords.append(Keyword("dtype", Dotted(f"{P}.{_dtype(e.kwargs['dtype'])}")))
+        kind = type(value).__name__
+        if kind == "ConstFloat":
+            printed: Expr = Const(_float(float(value.value)), span=_span(value))
+        elif kind == "ConstInt":
+            printed = Const(int(value.value), span=_span(value))
+        else:
+            printed = self.expr(value)
+        keywords.append(Keyword("value", printed))
+        return Call(f"{P}.{name}", (self.expr(shape),), tuple(keywords), span=_span(e))
 
     def submit(self, e: Any) -> Expr:
         """`pl.submit(self.k, ...)` / `pl.spmd_submit(self.k, ..., core_num=n)`."""

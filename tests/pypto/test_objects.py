@@ -198,26 +198,30 @@ def test_the_object_frontend_reads_what_the_text_reader_reads(
     """For every dump PyPTO's parser reads, `legalog.ir.objects` gives the model `parse` gives
     of PyPTO's printing (spans, which the model does not compare, aside), whole and with kernel
     bodies left out as the pass leaves them out, or says `Unsupported` (the pass then reads the
-    printing).  Counted: every reading agrees, and most dumps are read (223 of 301 at PyPTO
-    e2d0f78; the rest: task_dummy, tensor.full, dynamic dimensions, InCore scopes)."""
-    counts = {"dumps": 0, "read": 0, "fell back": 0, "identical": 0}
+    printing).  Counted: every reading agrees, and most dumps are read (at PyPTO e2d0f78, of 301:
+    256 whole, 269 as the pass reads them; the rest have dynamic dimensions, InCore scopes, cast
+    modes, call attributes beside arg_directions, pinned MemRefs or a pipelined loop)."""
+    counts = {"dumps": 0, "whole": 0, "as the pass reads": 0, "identical": 0}
     for path in DUMPS:
         program = read(path)
         if program is None:
             continue
         counts["dumps"] += 1
         text = pypto.ir.python_print(program, format=False)
-        try:
-            whole = read_program(program)
-            blanked = read_program(program, returns_only=kernel_names(program))
-        except Unsupported:
-            counts["fell back"] += 1
-            continue
-        counts["read"] += 1
-        same = whole == parse(text) and blanked == parse(without_kernel_bodies(text, kernel_names(program)))
-        counts["identical"] += same
-    assert counts["identical"] == counts["read"], counts
-    assert counts["read"] >= 0.6 * counts["dumps"], counts
+        kernels = kernel_names(program)
+        for count, returns_only, printed in (
+            ("whole", frozenset[str](), text),
+            ("as the pass reads", kernels, without_kernel_bodies(text, kernels)),
+        ):
+            try:
+                model = read_program(program, returns_only=returns_only)
+            except Unsupported:
+                continue
+            counts[count] += 1
+            counts["identical"] += model == parse(printed)
+    assert counts["identical"] == counts["whole"] + counts["as the pass reads"], counts
+    assert counts["whole"] >= 0.8 * counts["dumps"], counts
+    assert counts["as the pass reads"] >= 0.85 * counts["dumps"], counts
 
 
 def test_the_object_frontend_keeps_the_users_positions(pypto: SimpleNamespace) -> None:
