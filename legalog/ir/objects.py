@@ -56,9 +56,14 @@ from legalog.ir.model import (
     UnaryOp,
     With,
 )
+from legalog.ir.parser import MAX_EXPR_DEPTH
 from legalog.ir.patterns import DEFAULT_PREFIX
 
 P = DEFAULT_PREFIX  # PyPTO prints with `import pypto.language as pl`
+# Deeper than these, the text reader and Python's compiler have verdicts of their own (an
+# expression nested too deep, "too many statically nested blocks" at 20): the text decides.
+_MAX_DEPTH = MAX_EXPR_DEPTH // 2
+_MAX_BLOCKS = 15
 
 
 class Unsupported(Exception):
@@ -240,6 +245,9 @@ class _Reader:
         self.defined: set[int] = set()  # parameters and variables the body binds
         self.used: set[int] = set()
         self.signature = True
+        self.depth = 0  # of the expression being read
+        self.blocks = 0  # statements the one being read is nested in
+        self.loops = 0  # loops it is nested in (a jump outside one is refused by Python's compiler)
         self.typed_index = False  # inside a pure constant tree or a type's composite dimension
         self.exprs: dict[str, Callable[[Any], Expr]] = {
             "Var": self.var,
@@ -387,6 +395,15 @@ class _Reader:
 
     def body(self, body: Any, return_vars: list[Any]) -> tuple[Stmt, ...]:
         """A loop's or branch's body (`VisitStmtBody`): its last yield assigns the results."""
+        self.blocks += 1
+        try:
+            if self.blocks > _MAX_BLOCKS:
+                raise Unsupported("statements nested deep")
+            return self.nested_body(body, return_vars)
+        finally:
+            self.blocks -= 1
+
+    def nested_body(self, body: Any, return_vars: list[Any]) -> tuple[Stmt, ...]:
         ir = self.ir
         if isinstance(body, ir.SeqStmts) and len(body.stmts) == 1:
             return self.body(body.stmts[0], return_vars)
@@ -440,8 +457,14 @@ class _Reader:
             orelse = self.body(s.else_body, list(s.return_vars)) if s.else_body is not None else ()
             return If(cond, then, orelse, comments=comments, span=span)
         if kind == "RuntimeScopeStmt":
-            inner = tuple(self.block(s.body))
+            self.blocks += 1  # a scope's body prints as a block: no yield becomes an assignment
+            try:
+                inner = tuple(self.block(s.body))
+            finally:
+                self.blocks -= 1
             return With(_scope(s.manual), None, inner, comments=comments, span=span)
+        if kind in ("BreakStmt", "ContinueStmt") and not self.loops:
+            raise Unsupported("a jump outside a loop")
         if kind == "BreakStmt":
             return Jump("break", comments=comments, span=span)
         if kind == "ContinueStmt":
@@ -471,7 +494,11 @@ class _Reader:
             keywords = (Keyword("init_values", inits),)
         func = {"Sequential": "range", "Parallel": "parallel", "Unroll": "unroll"}[kind]
         iterable = Call(f"{P}.{func}", tuple(bounds), keywords)
-        body = self.body(s.body, list(s.return_vars))
+        self.loops += 1
+        try:
+            body = self.body(s.body, list(s.return_vars))
+        finally:
+            self.loops -= 1
         return For(index, carried, bool(iter_args), iterable, body, comments=comments, span=span)
 
     # ------------------------------------------------------------------------- expressions
@@ -480,7 +507,13 @@ class _Reader:
         reader = self.exprs.get(type(e).__name__)
         if reader is None:
             raise Unsupported(f"expression {type(e).__name__}")
-        return reader(e)
+        self.depth += 1
+        try:
+            if self.depth > _MAX_DEPTH:
+                raise Unsupported("an expression nested deep")
+            return reader(e)
+        finally:
+            self.depth -= 1
 
     def var(self, e: Any) -> Expr:
         self.used.add(e.unique_id)
