@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from legalog.facts.limits import RUNTIMES
-from legalog.rules.choice import DEFAULT_ENGINE, ENGINES, ENV_VAR, PROGRAMS, resolve_engine
+from legalog.rules.engine_names import DEFAULT_ENGINE, ENGINES, ENV_VAR, PROGRAMS, resolve_engine
 
 FAIL_ON = (
     "error",

@@ -925,29 +925,29 @@ def _read_sources(names: tuple[str, ...], base: Path) -> tuple[tuple[str, str], 
 
 @functools.cache
 def _packaged_program(names: tuple[str, ...]) -> RuleProgram:
-    """A packaged program, kept between processes (legalog.rules.kept): read afresh only when
+    """A packaged program, kept between processes (legalog.rules.disk_cache): read afresh only when
     legalog, this module or a rule file changed, or when what was kept does not hold exactly
     these files."""
-    from legalog.rules import kept
+    from legalog.rules import disk_cache
 
     sources = _read_sources(names, RULES_DIR)
     # what builds a program: this module (the reader, the classes) and the stratifier it calls
     builders = [Path(__file__), Path(inspect.getfile(strongly_connected_components))]
-    key = kept.key(
+    key = disk_cache.key(
         [
             *(path.read_text(encoding="utf-8") for path in builders),
             *(part for source in sources for part in source),
         ]
     )
-    program = kept.read(key, {__name__: _KEPT_CLASSES})
+    program = disk_cache.read(key, {__name__: _KEPT_CLASSES})
     if isinstance(program, RuleProgram) and program.sources == sources:
         return program
     program = _cached_program(sources)
-    kept.write(key, program)
+    disk_cache.write(key, program)
     return program
 
 
-# What a kept RuleProgram's pickle is made of (`kept.read` refuses any other global).
+# What a kept RuleProgram's pickle is made of (`disk_cache.read` refuses any other global).
 _KEPT_CLASSES = frozenset(
     {
         "RuleProgram",

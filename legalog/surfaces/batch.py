@@ -401,7 +401,7 @@ def results(
     `executor`: where the jobs run (default: this process for `jobs` <= 1, else a pool of `jobs`
     processes); `timeout`: seconds a file may take (None or 0: no limit), past which it is an
     `error` entry with code TIMEOUT."""
-    from legalog.rules.choice import resolve_engine
+    from legalog.rules.engine_names import resolve_engine
     from legalog.surfaces.cache import default_root
 
     if timeout is not None and not 0 <= timeout <= MAX_TIMEOUT:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from legalog.digest import sha256
 from legalog.files import REPORT_LIMIT, read_regular
 from legalog.home import cache_dir, private_folder
-from legalog.rules.choice import resolve_engine
+from legalog.rules.engine_names import resolve_engine
 
 if TYPE_CHECKING:
     from legalog.surfaces.dumps import Target
