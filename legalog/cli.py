@@ -74,8 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> NoReturn:
     """The `legalog` command (and `python -m legalog`): `main`, then the exit.  The exit handlers
     run and the output is flushed as in any exit, but the interpreter's teardown, which frees
-    every object the analysis loaded one by one (15 ms of a 0.2 s check, 40 ms after a `--jobs`
-    batch), is skipped; a process with other threads still running exits as usual."""
+    every object the analysis loaded one by one, is skipped; a process with other threads still
+    running exits as usual.  What the private `atexit._run_exitfuncs` and `os._exit` buy: a
+    `check --no-cache examples/row_shift.py` took 269 ms of CPU (median of 15; min 251) against
+    283 ms (min 272) through `raise SystemExit(main())`, and 40 ms after a `--jobs` batch."""
     import threading
 
     code = main()
