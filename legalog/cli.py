@@ -1042,7 +1042,7 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from legalog.surfaces.report import ReportModel
+    from legalog.surfaces.report import ReportModel, json_schema
 
-    print(json.dumps(ReportModel.model_json_schema(), indent=2))
+    print(json.dumps(json_schema(ReportModel), indent=2))
     return EXIT_OK
