@@ -196,18 +196,22 @@ def analyze(
     *,
     passes: Collection[str] = PASSES,
     stage: Stage = _run,
+    verify: bool = True,
 ) -> Analysis:
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
     a PARSE diagnostic.  `engine` is `legalog.rules.engine`'s choice (compiled unless
-    $LEGALOG_ENGINE or the caller says otherwise).  `stage` runs each stage (`bench/` times them)."""
+    $LEGALOG_ENGINE or the caller says otherwise).  `stage` runs each stage (`bench/` times them).
+    `verify=False` leaves out the post-conditions of a rewrite (GraphBoundaryLegalized): only
+    inside PyPTO's pipeline, whose verification level decides it, as it does for PyPTO's own
+    properties (legalog.pypto); `check`, `fix` and the library always verify."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
     # Nearly everything an analysis allocates stays alive until it returns (trees, rows,
     # decisions), so the collector's full scans find nothing; at 5 MB one of them was half of the
     # rewrite stage (1.5 s), another 0.7 s of the verifier.
     with bulk_allocation():
-        return _analyze(source, path, runtime, resolve_engine(engine), _chosen(passes), stage)
+        return _analyze(source, path, runtime, resolve_engine(engine), _chosen(passes), stage, verify)
 
 
 def _analyze(
@@ -217,6 +221,7 @@ def _analyze(
     engine: str,
     chosen: frozenset[PassName],
     stage: Stage,
+    verify_output: bool = True,
 ) -> Analysis:
     try:
         read = stage("parse", lambda: parse(source, path)) if isinstance(source, str) else source
@@ -249,7 +254,7 @@ def _analyze(
             return rewritten
 
         legalized = stage("rewrite", rewrite)
-        if legalized != program:
+        if verify_output and legalized != program:
             found = stage("verify", lambda: verify(legalized, runtime, engine, passes=chosen))
             diagnostics += [in_dump_names(d, versions) for d in found]
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
@@ -283,6 +288,28 @@ def _analyze(
         source=read,
         versions=versions,
     )
+
+
+def verify_postconditions(
+    source: str | Program,
+    path: str | None = None,
+    runtime: str = "host_build_graph",
+    engine: str | None = None,
+    *,
+    passes: Collection[str] = PASSES,
+) -> tuple[Diagnostic, ...]:
+    """The post-conditions of the chosen passes on a program one of them produced
+    (GraphBoundaryLegalized for "graph", every SPMD launch proven for "spmd"): the verifier
+    `analyze` runs on its own rewrite, run on any program, such as PyPTO's output or a later
+    pass's.  Empty when they hold.  Raises `ParseError` for text that does not read."""
+    if runtime not in RUNTIMES:
+        raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
+    chosen = _chosen(passes)
+    with bulk_allocation():
+        read = parse(source, path) if isinstance(source, str) else source
+        program, versions = version_program(read, FULL_BODY_KINDS)
+        found = verify(program, runtime, resolve_engine(engine), passes=chosen)
+    return tuple(sorted((in_dump_names(d, versions) for d in found), key=lambda d: d.sort_key))
 
 
 def legalize(

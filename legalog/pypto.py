@@ -4,12 +4,18 @@
     with passes.PassContext([], runtime=passes.RuntimeKind.HOST_BUILD_GRAPH):
         compiled = default_pipeline().run(program)
 
-Each pass is a `pypto.passes.Pass` made by `create_program_pass`: it prints the Program with
-PyPTO's printer, runs one of legalog's two passes on the text, and parses the result back with
-`pl.parse`.  A rejected program raises `PassRejected`, a subclass of the
-`pypto.pypto_core.ValueError` that PyPTO's own passes raise on a user error (their `CHECK`),
-carrying legalog's diagnostics; the input Program is never replaced by a partial rewrite.  A failure of legalog itself (its output
-does not parse in PyPTO) raises `pypto.InternalError`, as PyPTO's `INTERNAL_CHECK` does.
+Each pass is a `pypto.passes.Pass` made by `create_program_pass`.  It first reads the Program's
+objects for anything to decide (a Graph function, host tensor accesses, an SPMD launch); with
+nothing, it returns the Program it was given, unprinted.  Otherwise it prints the Program with
+PyPTO's printer, runs one of legalog's two passes on the text, and makes the rewrite a Program
+again: only the functions the rewrite changed are parsed by PyPTO's parser, the others are the
+input's own objects (`legalog.pypto_objects`).  The GraphBoundaryLegalized post-conditions run
+when the PassContext's verification level is not NONE, as PyPTO verifies the properties a pass
+produces; `verify_graph_boundary` runs them on any Program.  A rejected program raises
+`PassRejected`, a subclass of the `pypto.pypto_core.ValueError` that PyPTO's own passes raise on
+a user error (their `CHECK`), carrying legalog's diagnostics; the input Program is never replaced
+by a partial rewrite.  A failure of legalog itself (its output does not parse in PyPTO) raises
+`pypto.InternalError`, as PyPTO's `INTERNAL_CHECK` does.
 
 PyPTO stays optional: nothing here imports it (or torch) before a pass is made or run.
 """
@@ -28,6 +34,7 @@ from legalog.passes import GRAPH, SPMD
 if TYPE_CHECKING:
     from legalog.analyzer.diagnostics import Diagnostic
     from legalog.passes import PassName
+    from legalog.pipeline import Analysis, Stage
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -110,29 +117,54 @@ def _pypto_missing(err: ModuleNotFoundError) -> bool:
 
 
 @_needs_pypto
-def legalize_graph_boundary(runtime: str | Any | None = None) -> Any:
+def legalize_graph_boundary(runtime: str | Any | None = None, *, stage: Stage | None = None) -> Any:
     """LegalizeGraphBoundary as a `pypto.passes.Pass`.
 
     `runtime`: "host_build_graph", "tensormap_and_ringbuffer" or a `passes.RuntimeKind`; None (the
     default) reads the runtime of the `PassContext` the pass runs in, as PyPTO's passes do (and,
-    with no context, PyPTO's default runtime, under which every Graph is rejected)."""
-    return _make_pass(GRAPH_PASS, GRAPH_PROPERTIES, ("graph",), runtime)
+    with no context, PyPTO's default runtime, under which every Graph is rejected).  `stage`
+    runs each stage of the pass, as `pipeline.analyze`'s does (`bench/` times them)."""
+    return _make_pass(GRAPH_PASS, GRAPH_PROPERTIES, ("graph",), runtime, stage)
 
 
 @_needs_pypto
-def legalize_spmd_launches() -> Any:
+def legalize_spmd_launches(*, stage: Stage | None = None) -> Any:
     """LegalizeSpmdLaunches as a `pypto.passes.Pass` (no configuration: the seed's "needs no flag")."""
-    return _make_pass(SPMD_PASS, SPMD_PROPERTIES, ("spmd",), None)
+    return _make_pass(SPMD_PASS, SPMD_PROPERTIES, ("spmd",), None, stage)
 
 
 @_needs_pypto
-def default_pipeline(runtime: str | Any | None = None, *, analyze_auto_scopes_for_deps: bool = False) -> Any:
+def verify_graph_boundary(program: Any, runtime: str | Any | None = None) -> tuple[Diagnostic, ...]:
+    """GraphBoundaryLegalized on a PyPTO Program, for a pass after LegalizeGraphBoundary to call:
+    the diagnostics of every post-condition that fails (empty when they hold), located in the
+    printed program, as the pass itself verifies its own output.  `runtime` as for
+    `legalize_graph_boundary`.  A program without a Graph or host tensor access holds them
+    trivially and is not printed."""
+    from pypto.ir.printer import python_print
+
+    from legalog.pipeline import verify_postconditions
+    from legalog.pypto_objects import passes_with_work
+
+    if not passes_with_work(program, ("graph",)):
+        return ()
+    text = python_print(program, format=False)
+    return verify_postconditions(text, "<GraphBoundaryLegalized>", _runtime_name(runtime), passes=("graph",))
+
+
+@_needs_pypto
+def default_pipeline(
+    runtime: str | Any | None = None,
+    *,
+    analyze_auto_scopes_for_deps: bool = False,
+    stage: Stage | None = None,
+) -> Any:
     """PyPTO's Default strategy with both passes inserted by pass name, as a `passes.PassPipeline`:
     LegalizeSpmdLaunches immediately before DeriveCallDirections (and so after
     LowerL2TensorCollectives, where the strategy has it), LegalizeGraphBoundary after the final
     Simplify, immediately before MaterializeRuntimeScopes.  `runtime` is LegalizeGraphBoundary's
     (see `legalize_graph_boundary`).  Build the pipeline inside the `PassContext` it runs in:
     PyPTO's strategy fixes its pass list from that context's memory planner.
+    `stage` as for `legalize_graph_boundary`.
     Raises `PipelineError` when the strategy lacks an anchor or already has either pass."""
     from pypto import passes
     from pypto.ir.pass_manager import OptimizationStrategy, PassManager
@@ -140,7 +172,11 @@ def default_pipeline(runtime: str | Any | None = None, *, analyze_auto_scopes_fo
     manager = PassManager.get_strategy(
         OptimizationStrategy.Default, analyze_auto_scopes_for_deps=analyze_auto_scopes_for_deps
     )
-    ordered = insert_passes(list(manager.passes), legalize_spmd_launches(), legalize_graph_boundary(runtime))
+    ordered = insert_passes(
+        list(manager.passes),
+        legalize_spmd_launches(stage=stage),
+        legalize_graph_boundary(runtime, stage=stage),
+    )
     pipeline = passes.PassPipeline()
     for one in ordered:
         pipeline.add_pass(one)
@@ -192,7 +228,11 @@ def _index(names: list[str], anchor: str, for_pass: str) -> int:
 
 
 def _make_pass(
-    name: str, properties: Properties, chosen: tuple[PassName, ...], runtime: str | Any | None
+    name: str,
+    properties: Properties,
+    chosen: tuple[PassName, ...],
+    runtime: str | Any | None,
+    stage: Stage | None,
 ) -> Any:
     from pypto import passes
 
@@ -203,7 +243,12 @@ def _make_pass(
         _property_set(properties.produced),
         _property_set(properties.invalidated),
     )
-    return passes.create_program_pass(functools.partial(_transform, name, chosen, runtime), name, declared)
+    run = functools.partial(_transform, name, chosen, runtime, stage or _run)
+    return passes.create_program_pass(run, name, declared)
+
+
+def _run(name: str, run: Callable[[], R], /) -> R:
+    return run()
 
 
 def _property_set(names: tuple[str, ...]) -> Any:
@@ -235,15 +280,33 @@ def _runtime_name(runtime: str | Any | None) -> str:
     return str(passes.runtime_kind_to_name(runtime))
 
 
-def _transform(name: str, chosen: tuple[PassName, ...], runtime: str | Any | None, program: Any) -> Any:
-    """One pass over `program`: the same Program when legal, the re-parsed rewrite, or an error."""
+def _transform(
+    name: str, chosen: tuple[PassName, ...], runtime: str | Any | None, stage: Stage, program: Any
+) -> Any:
+    """One pass over `program`: the same Program when legal, the rewrite, or an error."""
     from pypto.ir.printer import python_print
 
     from legalog import pipeline
+    from legalog.pypto_objects import kernel_names, passes_with_work, without_kernel_bodies
 
+    if not stage("scan", lambda: passes_with_work(program, chosen)):
+        return program  # nothing to decide: PyPTO's own object, never printed
     # format=False is the printing PyPTO's dumps (and so legalog's corpus) use.
-    text = python_print(program, format=False)
-    analysis = pipeline.analyze(text, path=f"<{name} input>", runtime=_runtime_name(runtime), passes=chosen)
+    text = stage("print", lambda: python_print(program, format=False))
+    kernels = stage("print", lambda: kernel_names(program))
+    analyze = functools.partial(
+        pipeline.analyze,
+        path=f"<{name} input>",
+        runtime=_runtime_name(runtime),
+        passes=chosen,
+        stage=stage,
+        verify=_verifying(),
+    )
+    # Of a kernel, the analysis reads only its signature and returns: the rest of its body is
+    # not read at all (most of a program's text), on the lines it has in `text`.
+    analysis = analyze(stage("print", lambda: without_kernel_bodies(text, kernels)))
+    if analysis.status == "error" and kernels:  # blanked wrongly (not PyPTO's usual printing)
+        analysis = analyze(text)
     if analysis.status == "error":  # legalog cannot read PyPTO's own printing: legalog's failure
         import pypto
 
@@ -260,7 +323,36 @@ def _transform(name: str, chosen: tuple[PassName, ...], runtime: str | Any | Non
         )
     if analysis.status == "legal":
         return program  # nothing changed: keep PyPTO's own nodes and spans
-    return _reparse(name, analysis.legalized_text() or "", program)
+    return stage("rebuild", lambda: _rebuild(name, analysis, program, lambda: analyze(text)))
+
+
+def _verifying() -> bool:
+    """Whether the pass verifies its output: as PyPTO's PassPipeline verifies the properties a
+    pass produces, unless the active PassContext's verification level (or, with none, PyPTO's
+    default level) is NONE."""
+    from pypto import passes
+
+    context = passes.PassContext.current()
+    level = (
+        context.get_verification_level() if context is not None else passes.get_default_verification_level()
+    )
+    return bool(level != passes.VerificationLevel.NONE)
+
+
+def _rebuild(name: str, analysis: Analysis, program: Any, whole: Callable[[], Analysis]) -> Any:
+    """The rewrite as a PyPTO Program: only the changed functions parsed again where
+    `legalog.pypto_objects.rebuild` can, else the whole printed rewrite, of the analysis of the
+    whole printed program (`whole`: `analysis` read kernels' signatures and returns only)."""
+    from legalog.pypto_objects import changed_functions, rebuild
+
+    before, after = analysis.source, analysis.output
+    changed = changed_functions(before, after) if before is not None and after is not None else None
+    if after is not None and changed is not None:
+        spans = functools.partial(_source_map, program) if _parse_takes_source_map() else None
+        rebuilt = rebuild(program, after, changed, f"<{name} output>", spans)
+        if rebuilt is not None:
+            return rebuilt
+    return _reparse(name, whole().legalized_text() or "", program)
 
 
 def _reparse(name: str, text: str, program: Any) -> Any:
@@ -435,4 +527,5 @@ __all__ = [
     "insert_passes",
     "legalize_graph_boundary",
     "legalize_spmd_launches",
+    "verify_graph_boundary",
 ]

@@ -33,6 +33,7 @@ RANKS = {
     "surfaces": 7,
     "cli": 8,
     "pypto": 8,
+    "pypto_objects": 7,  # what legalog.pypto reads from PyPTO's objects, and its Program rebuilt
     "__main__": 9,
 }
 

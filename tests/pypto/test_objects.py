@@ -1,0 +1,186 @@
+"""legalog's passes on PyPTO's objects agree with legalog on PyPTO's printing of them.
+
+For every dump of ../shared PyPTO's parser reads (the corpus and the reference inputs), and each
+pass: the scan of the objects finds work wherever the text analysis decides anything (a pass it
+finds nothing for is legal with no finding); the pass returns the input object when legalog finds
+it legal; a rewrite is made by parsing only the changed functions, and is `ir.structural_equal`
+to `pl.parse` of the whole printed rewrite; a rejection carries the text analysis's diagnostics
+(the pass reads no kernel body beyond its returns: its positions are still those of the text).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import legalog
+from legalog import pypto as lp
+from legalog.pypto_objects import changed_functions, kernel_names, passes_with_work, without_kernel_bodies
+from tests.conftest import CORPUS, REFERENCE
+
+pytestmark = [pytest.mark.slow, pytest.mark.shared]
+
+DUMPS = sorted(
+    [
+        *CORPUS.rglob("*.py"),
+        *(p for p in (REFERENCE / "cases").glob("*.py") if not p.name.endswith(".ref.py")),
+    ]
+)
+PASSES = {"graph": lp.legalize_graph_boundary, "spmd": lp.legalize_spmd_launches}
+
+
+@pytest.fixture(scope="module")
+def read(pypto: SimpleNamespace) -> Callable[[Path], Any]:
+    """The dump as PyPTO's parser reads it, or None where it refuses it."""
+
+    @functools.cache
+    def program(path: Path) -> Any:
+        try:
+            return pypto.pl.parse(path.read_text(), filename=path.name)
+        except Exception:  # a dump PyPTO refuses is no input of a PyPTO pass
+            return None
+
+    return program
+
+
+def _ids(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
+
+
+@pytest.mark.parametrize("pass_name", sorted(PASSES))
+@pytest.mark.parametrize("path", DUMPS, ids=_ids)
+def test_the_pass_on_objects_is_legalog_on_their_printing(
+    pypto: SimpleNamespace,
+    hbg: Callable[..., Any],
+    read: Callable[[Path], Any],
+    monkeypatch: pytest.MonkeyPatch,
+    path: Path,
+    pass_name: str,
+) -> None:
+    program = read(path)
+    if program is None:
+        pytest.skip("PyPTO's parser refuses this dump")
+    text = pypto.ir.python_print(program, format=False)
+    analysis = legalog.analyze(text, path=f"<{pass_name} input>", passes=(pass_name,))
+    if not passes_with_work(program, (pass_name,)):
+        assert analysis.status == "legal" and not analysis.diagnostics, analysis.diagnostics
+        assert analysis.graphs == () and analysis.launches == ()
+    # Only the changed functions are parsed: the whole program's parse is not reached.
+    monkeypatch.setattr(lp, "_reparse", _no_whole_program_parse)
+    with hbg():
+        if analysis.status == "rejected":
+            with pytest.raises(lp.PassRejected) as caught:
+                PASSES[pass_name]()(program)
+            found = [(d.code, d.function, d.line, d.column, d.message) for d in caught.value.diagnostics]
+            assert found == [(d.code, d.function, d.line, d.column, d.message) for d in analysis.errors]
+            return
+        out = PASSES[pass_name]()(program)
+    if analysis.status == "legal":
+        assert out is program
+        return
+    assert analysis.status == "rewritten"
+    expected = pypto.pl.parse(analysis.legalized_text())
+    pypto.ir.assert_structural_equal(out, expected)
+    assert analysis.source is not None and analysis.output is not None
+    changed = changed_functions(analysis.source, analysis.output)
+    assert changed
+    rebuilt = {f.name for f in changed}
+    for name in (
+        f.name for f in analysis.output.functions if f.name not in rebuilt
+    ):  # shared with the input, not rebuilt
+        assert out.get_function(name).same_as(program.get_function(name)), name
+
+
+def _no_whole_program_parse(name: str, text: str, program: Any) -> Any:
+    raise AssertionError(f"{name}: the rewrite fell back to parsing the whole program")
+
+
+# ------------------------------------------------------------------------------ one behaviour each
+
+GRAPH = CORPUS / "graph"
+
+
+class Stages:
+    """A `stage=` that records the stages a pass runs."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def __call__(self, name: str, run: Callable[[], Any], /) -> Any:
+        self.names.append(name)
+        return run()
+
+
+def test_a_pass_with_nothing_to_decide_returns_its_input_unprinted(
+    pypto: SimpleNamespace, hbg: Callable[..., Any]
+) -> None:
+    program = pypto.pl.parse((GRAPH / "a01_row_shift.graph_input.py").read_text())  # no SPMD launch
+    stages = Stages()
+    with hbg():
+        out = lp.legalize_spmd_launches(stage=stages)(program)
+    assert out is program and stages.names == ["scan"]
+
+
+def context(pypto: SimpleNamespace, level: Any) -> Any:
+    p = pypto.passes
+    return p.PassContext(
+        [],
+        level,
+        p.DiagnosticPhase.PRE_PIPELINE,
+        p.DiagnosticCheckSet(),
+        p.MemoryPlanner.PYPTO,
+        False,
+        p.RuntimeKind.HOST_BUILD_GRAPH,
+    )
+
+
+def test_graph_boundary_legalized_is_verified_as_pyptos_verification_level_asks(
+    pypto: SimpleNamespace,
+) -> None:
+    program = pypto.pl.parse((GRAPH / "a01_row_shift.graph_input.py").read_text())
+    ran = {}
+    for level in (pypto.passes.VerificationLevel.NONE, pypto.passes.VerificationLevel.BASIC):
+        stages = Stages()
+        with context(pypto, level):
+            out = lp.legalize_graph_boundary(stage=stages)(program)
+        ran[str(level).rsplit(".", 1)[-1]] = "verify" in stages.names
+        assert out is not program  # rewritten either way
+    assert ran == {"NONE": False, "BASIC": True}
+
+
+def test_verify_graph_boundary_judges_any_program(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
+    """A later pass can ask whether GraphBoundaryLegalized holds: not on a01 before the pass (its
+    Graph still derives values the call site can compute), and on the pass's output."""
+    program = pypto.pl.parse((GRAPH / "a01_row_shift.graph_input.py").read_text())
+    with hbg():
+        before = lp.verify_graph_boundary(program)
+        after = lp.verify_graph_boundary(lp.legalize_graph_boundary()(program))
+    assert (
+        before
+        and {d.code for d in before} <= {"GB118", "GB122"}
+        and all(d.severity == "error" for d in before)
+    )
+    assert after == ()
+    no_graph = pypto.pl.parse((GRAPH / "a09_orch_spmd_counts.spmd_input.py").read_text())
+    assert lp.verify_graph_boundary(no_graph) == ()
+
+
+def test_the_pass_reads_a_kernel_only_as_far_as_its_returns(pypto: SimpleNamespace) -> None:
+    """What the analysis does not read of a kernel is blank, on the lines it had."""
+    program = pypto.pl.parse((GRAPH / "a10_decoder_block.graph_input.py").read_text())
+    text = pypto.ir.python_print(program, format=False)
+    kernels = kernel_names(program)
+    read = without_kernel_bodies(text, kernels)
+    assert kernels and len(read.split("\n")) == len(text.split("\n")) and len(read) < len(text)
+    full, blanked = legalog.analyze(text, passes=("graph",)), legalog.analyze(read, passes=("graph",))
+    assert full.lowering is not None and blanked.lowering is not None
+    assert full.lowering.facts.as_mapping() == blanked.lowering.facts.as_mapping()
+    assert blanked.output is not None and full.output is not None
+    assert [f for f in blanked.output.functions if f.name not in kernels] == [
+        f for f in full.output.functions if f.name not in kernels
+    ]
