@@ -871,11 +871,7 @@ def _firable(rules: RuleProgram, present: _Present) -> tuple[int, ...]:
     missing: dict[int, int] = {}
     ready: list[int] = []
     for i, need in enumerate(_rule_needs(rules)):
-        if not all(
-            (name, -1, True) in present
-            and all((name, column, value) in present for column, value in constants)
-            for name, constants in need.inputs
-        ):
+        if not need.inputs <= present:
             continue
         missing[i] = len(need.derived)
         for name in need.derived:
@@ -902,7 +898,9 @@ class _Need:
     nothing), and a row of each relation of its positive derived atoms."""
 
     head: str
-    inputs: tuple[tuple[str, tuple[tuple[int, str | int], ...]], ...]
+    # the `_present` keys of its input atoms: (relation, -1, True), and (relation, column,
+    # value) for each constant: one subset test against the facts' keys
+    inputs: frozenset[tuple[str, int, object]]
     derived: frozenset[str]
 
 
@@ -911,13 +909,14 @@ def _rule_needs(rules: RuleProgram) -> tuple[_Need, ...]:
     needs = []
     for rule in rules.rules:
         atoms = [lit.atom for lit in rule.body if isinstance(lit, Literal) and not lit.negated]
-        inputs = tuple(
-            (
-                atom.relation,
-                tuple((i, arg.value) for i, arg in enumerate(atom.args) if isinstance(arg, Const)),
-            )
+        inputs = frozenset(
+            key
             for atom in atoms
             if atom.relation in rules.inputs
+            for key in (
+                (atom.relation, -1, True),
+                *((atom.relation, i, arg.value) for i, arg in enumerate(atom.args) if isinstance(arg, Const)),
+            )
         )
         needs.append(
             _Need(
