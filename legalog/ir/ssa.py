@@ -611,7 +611,11 @@ def _alpha_equivalent(a: Function, b: Function) -> bool:
             for name in names:
                 u, v = getattr(x, name), getattr(y, name)
                 if name not in binding:
-                    stack.append((u, v))
+                    if type(u) in _LEAVES:  # compared here: a third of the pairs, never pushed
+                        if type(u) is not type(v) or u != v:
+                            return False
+                    else:
+                        stack.append((u, v))
                 elif isinstance(u, tuple):
                     if len(u) != len(v) or not all(map(same, u, v)):
                         return False
@@ -621,6 +625,9 @@ def _alpha_equivalent(a: Function, b: Function) -> bool:
             return False
     return True
 
+
+# values no walk descends into: compared as they are (a name there is no use: uses are `Name`s)
+_LEAVES = frozenset((str, int, float, bool, type(None)))
 
 # the fields of a node that name what it binds (compared through the binding order)
 _BINDING_FIELDS: dict[type, tuple[str, ...]] = {

@@ -42,21 +42,29 @@ def substitute(node: Node, lookup: Substitution) -> Node:
     recursion, and a subtree shared by many parents (an expansion reuses the earlier ones it
     reads) is rebuilt once, so the result shares it too."""
     done: dict[int, Any] = {}  # id of a node seen -> its result (the node itself when unchanged)
-    stack: list[tuple[Any, bool]] = [(node, False)]
+    # an entry is a node to visit (children None) or one to rebuild over its children's results
+    stack: list[tuple[Any, tuple[Any, ...] | None]] = [(node, None)]
+    push, pop, seen = stack.append, stack.pop, done.get
     while stack:
-        item, children_done = stack.pop()
+        item, children = pop()
         key = id(item)
         if key in done:
             continue
-        if children_done:
-            done[key] = _rebuilt(item, done)
-        elif isinstance(item, Name):
+        if children is not None:
+            done[key] = _rebuilt(item, children, done)
+            continue
+        kind = type(item)
+        if kind is Name:
             done[key] = _substitute_name(item, lookup)
-        elif isinstance(item, Opaque):
+        elif kind is Opaque:
             done[key] = _substitute_opaque(item, lookup)
-        elif isinstance(item, tuple) or (is_dataclass(item) and not isinstance(item, type)):
-            stack.append((item, True))
-            stack.extend((child, False) for child in _children(item) if id(child) not in done)
+        elif kind is tuple or (names := _use_fields(kind)):
+            children = item if kind is tuple else tuple([getattr(item, name) for name in names])
+            push((item, children))
+            # leaves (strings, numbers, None) are pushed nowhere: `_rebuilt` keeps them as they are
+            for child in children:
+                if _walked(type(child)) and seen(id(child)) is None:
+                    push((child, None))
         else:
             done[key] = item
     return done[id(node)]
@@ -68,28 +76,29 @@ _USE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _use_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an IR node class that can hold a use; () for any other class (a leaf)."""
     if (names := _USE_FIELDS.get(cls)) is None:
-        names = _USE_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name not in _NOT_USES)
+        names = _USE_FIELDS[cls] = (
+            tuple(f.name for f in fields(cls) if f.name not in _NOT_USES) if is_dataclass(cls) else ()
+        )
     return names
 
 
-def _children(item: Any) -> Iterable[Any]:
-    if isinstance(item, tuple):
+def _walked(kind: type) -> bool:
+    """Whether a value of `kind` can hold a use: a tuple or an IR node (a string or a number is a leaf)."""
+    return kind is tuple or kind is Name or kind is Opaque or bool(_use_fields(kind))
+
+
+def _rebuilt(item: Any, children: tuple[Any, ...], done: dict[int, Any]) -> Any:
+    """`item` over its children's results; `item` itself when none changed.  A child not in
+    `done` is a leaf, its own result (alive in the tree, so its id is no other node's)."""
+    results = [done.get(id(child), child) for child in children]
+    if all(a is b for a, b in zip(results, children)):
         return item
-    return (getattr(item, name) for name in _use_fields(type(item)))
-
-
-def _rebuilt(item: Any, done: dict[int, Any]) -> Any:
-    """`item` over its children's results; `item` itself when none changed."""
-    if isinstance(item, tuple):
-        items = tuple(done[id(child)] for child in item)
-        return item if all(a is b for a, b in zip(items, item)) else items
-    changes = {}
-    for name in _use_fields(type(item)):
-        value = getattr(item, name)
-        if (new := done[id(value)]) is not value:
-            changes[name] = new
-    return replace(item, **changes) if changes else item
+    if type(item) is tuple:
+        return tuple(results)
+    names = _use_fields(type(item))
+    return replace(item, **{n: new for n, new, old in zip(names, results, children) if new is not old})
 
 
 def _substitute_name(node: Name, lookup: Substitution) -> Expr:
@@ -132,6 +141,8 @@ def node_fields(kind: type) -> tuple[str, ...] | None:
 
 
 def rename(node: Node, names: dict[str, str]) -> Node:
+    if not names:
+        return node  # nothing to rename: no walk (most Graphs a rewrite touches have no alias)
     return substitute(node, lambda n: Name(names[n]) if n in names else None)
 
 
