@@ -9,8 +9,9 @@ host_build_graph PassContext with PyPTO's default (BASIC) verification, as `ir.c
 and through the plain Default strategy for comparison.  A CallbackInstrument times each of
 legalog's passes from its before- to its after-callback; a rejected program ends in its pass,
 whose time counts to the rejection.  Inside the passes, each stage is timed (`stage=`), summed
-into the split the issue asks for: reading (the scan of PyPTO's objects for work, PyPTO's
-printing, legalog's reading, checks, SSA versioning and lowering), rules (the rule engine),
+into the split the issue asks for: reading (the scan of PyPTO's objects for work, the objects
+read as legalog's model, or else PyPTO's printing and legalog's reading of it, checks, SSA
+versioning and lowering), rules (the rule engine),
 deciding (the decisions, Z3 included), rewriting (legalog's rewrite and the PyPTO Program made
 of it: the changed functions parsed by PyPTO) and verifying (GraphBoundaryLegalized).  The
 first compile of the process also loads legalog's rules: it is run once per program untimed, then
@@ -52,7 +53,7 @@ from legalog import pypto as lp  # noqa: E402 - after the sys.path setup above
 OURS = (lp.SPMD_PASS, lp.GRAPH_PASS)
 # The issue's split of a pass's time, by the stages `pipeline.analyze` and `legalog.pypto` name.
 SPLIT = {
-    "reading": ("scan", "print", "parse", "checks", "version", "lower"),
+    "reading": ("scan", "objects", "print", "parse", "checks", "version", "lower"),
     "rules": ("rules",),
     "deciding": ("decide", "launches"),
     "rewriting": ("rewrite", "rebuild"),

@@ -202,7 +202,7 @@ def _bytecode(work: Path, cached: bool) -> dict[str, str | None]:
 def whole_process(engine: str, work: Path, repeat: int) -> dict[str, dict]:
     """`python -m legalog check examples/row_shift.py` as a user runs it twice: answered from the
     result cache, and with `--no-cache` (analysed afresh; the rule programs kept from the first
-    run, legalog/rules/kept.py); each with the bytecode cache an installed package has (the
+    run, legalog/rules/disk_cache.py); each with the bytecode cache an installed package has (the
     target's figure) and without one.  One run first fills both caches, in folders of this run's own."""
     cmd = [
         sys.executable,

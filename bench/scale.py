@@ -58,11 +58,13 @@ sys.exit(code)
 # path: what the main process holds for N report entries, without N analyses' CPU.
 _REPLAY = (
     """
+import copy
+import dataclasses
 import sys
 from legalog.surfaces import batch
 from legalog.surfaces.dumps import Target
 template = batch.analyse_target(Target(sys.argv[1]))
-batch.analyse_job = lambda job: template.model_copy(update={"path": job.target.path}, deep=True)
+batch.analyse_job = lambda job: dataclasses.replace(copy.deepcopy(template), path=job.target.path)
 sys.argv[1:] = sys.argv[2:]
 """
     + _WRAPPER

@@ -4,7 +4,10 @@ and shard fingerprints), without OpenSSL where the interpreter has its own.
 `hashlib` loads OpenSSL's libcrypto on import: 2-3 ms of a one-file `check` and 3.6 MiB of a
 process's resident size (at 200 Graphs, the margin of the peak-RSS goal), for a digest legalog
 takes of a few kilobytes.  CPython builds the same SHA-256 in (`_sha2` from 3.12, `_sha256`
-before; `hashlib` itself falls back to it): the digests are identical, bit for bit.  A leaf
+before; `hashlib` itself falls back to it): the digests are identical, bit for bit.  What reaching
+for that private module buys, measured on 3.11.7 (`python -X importtime -c "import hashlib"`, and
+`ru_maxrss` before and after a digest): `hashlib` 2.7-2.9 ms and 3.6 MiB, `_sha256` 0.2 ms and
+nothing measurable; a `check` imports `hashlib` nowhere else.  A leaf
 module: it knows nothing of legalog.
 """
 

@@ -1,5 +1,5 @@
 """Where legalog keeps what it writes for itself between runs: the result cache
-(legalog.surfaces.cache) and the compiled rule programs (legalog.rules.kept).  A module of its
+(legalog.surfaces.cache) and the compiled rule programs (legalog.rules.disk_cache).  A module of its
 own, below every room, so that both read one answer.
 
 The trust boundary (docs/input-safety.md): what is kept there is believed.  A result-cache entry

@@ -29,10 +29,10 @@ from legalog.analyzer.spmd import LaunchDecision
 from legalog.analyzer.validation import validation_findings
 from legalog.analyzer.verifier import verify
 from legalog.analyzer.wellformed import wellformed_diagnostics
+from legalog.collector import bulk_allocation
 from legalog.extractor.lower import FULL_BODY_KINDS, Lowering, lower
 from legalog.facts.limits import RUNTIMES
 from legalog.facts.store import FactStore
-from legalog.ir.allocation import bulk_allocation
 from legalog.ir.errors import ParseError
 from legalog.ir.model import Program
 from legalog.ir.parser import parse

@@ -6,9 +6,10 @@
 
 Each pass is a `pypto.passes.Pass` made by `create_program_pass`.  It first reads the Program's
 objects for anything to decide (a Graph function, host tensor accesses, an SPMD launch); with
-nothing, it returns the Program it was given, unprinted.  Otherwise it prints the Program with
-PyPTO's printer, runs one of legalog's two passes on the text, and makes the rewrite a Program
-again: only the functions the rewrite changed are parsed by PyPTO's parser, the others are the
+nothing, it returns the Program it was given, unprinted.  Otherwise it reads the objects into
+legalog's model (`legalog.ir.objects`; where that meets a node it does not know, or the program
+is rejected, it prints the Program with PyPTO's printer and reads the text), runs one of
+legalog's two passes on it, and makes the rewrite a Program again: only the functions the rewrite changed are parsed by PyPTO's parser, the others are the
 input's own objects (`legalog.pypto_objects`).  The GraphBoundaryLegalized post-conditions run
 when the PassContext's verification level is not NONE, as PyPTO verifies the properties a pass
 produces; `verify_graph_boundary` runs them on any Program.  A rejected program raises
@@ -33,6 +34,7 @@ from legalog.passes import GRAPH, SPMD
 
 if TYPE_CHECKING:
     from legalog.analyzer.diagnostics import Diagnostic
+    from legalog.ir.model import Program
     from legalog.passes import PassName
     from legalog.pipeline import Analysis, Stage
 
@@ -291,9 +293,7 @@ def _transform(
 
     if not stage("scan", lambda: passes_with_work(program, chosen)):
         return program  # nothing to decide: PyPTO's own object, never printed
-    # format=False is the printing PyPTO's dumps (and so legalog's corpus) use.
-    text = stage("print", lambda: python_print(program, format=False))
-    kernels = stage("print", lambda: kernel_names(program))
+    kernels = kernel_names(program)
     analyze = functools.partial(
         pipeline.analyze,
         path=f"<{name} input>",
@@ -302,6 +302,22 @@ def _transform(
         stage=stage,
         verify=_verifying(),
     )
+    # The objects read as the model, unprinted, where legalog.ir.objects knows every node; a
+    # rejection is analysed again on the printing, whose positions its message and the user's
+    # source lines are found by (the rejection is the same: the two readings agree).
+    read = stage("objects", lambda: _read_objects(program, kernels))
+    if read is not None:
+        analysis = analyze(read)
+        if analysis.status == "legal":
+            return program
+        if analysis.status == "rewritten":
+
+            def whole() -> pipeline.Analysis:  # only where the changed functions cannot be parsed alone
+                return analyze(python_print(program, format=False))
+
+            return stage("rebuild", lambda: _rebuild(name, analysis, program, whole))
+    # format=False is the printing PyPTO's dumps (and so legalog's corpus) use.
+    text = stage("print", lambda: python_print(program, format=False))
     # Of a kernel, the analysis reads only its signature and returns: the rest of its body is
     # not read at all (most of a program's text), on the lines it has in `text`.
     analysis = analyze(stage("print", lambda: without_kernel_bodies(text, kernels)))
@@ -324,6 +340,17 @@ def _transform(
     if analysis.status == "legal":
         return program  # nothing changed: keep PyPTO's own nodes and spans
     return stage("rebuild", lambda: _rebuild(name, analysis, program, lambda: analyze(text)))
+
+
+def _read_objects(program: Any, kernels: frozenset[str]) -> Program | None:
+    """legalog's model of `program` read from its objects (kernels to their returns, as the
+    analysis reads them), or None where `legalog.ir.objects` does not know a node."""
+    from legalog.ir.objects import Unsupported, read_program
+
+    try:
+        return read_program(program, returns_only=kernels)
+    except Unsupported:
+        return None
 
 
 def _verifying() -> bool:

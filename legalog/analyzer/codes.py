@@ -301,7 +301,13 @@ CODES: dict[str, CodeInfo] = {
             f"keep between 1 and {GRAPH_MAX_NODES} nodes (launches per loop iteration, dummies and allocation batches)",
             "graph_execution_storage_layout refuses a node count of zero and one over GRAPH_MAX_NODES",
             limit="graph_max_nodes",
-            wordings=(Wording("node_count_out_of_range", "Graph function `{G}` {N:tasks}"),),
+            wordings=(
+                Wording("node_count_zero", "Graph function `{G}` launches no tasks"),
+                Wording(
+                    "node_count_over_limit",
+                    "Graph function `{G}` launches {N} tasks, over the runtime's per-graph limit of {limit}",
+                ),
+            ),
         ),
         CodeInfo(
             "GB109",

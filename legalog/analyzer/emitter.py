@@ -71,9 +71,7 @@ def derived_findings(
         columns = DECLARED[relation].columns
         first = next(c.name for c in columns if c.type in _LOCATED)
         for row in derived.sorted(relation):
-            cells = {
-                c.name: _Cell(at, derived, c.type, value, info) for c, value in zip(columns, row, strict=True)
-            }
+            cells = {c.name: _Cell(at, derived, c.type, value) for c, value in zip(columns, row, strict=True)}
             span, function = cells[wording.at or first].place()
             fields = {**cells, **_call_position(at, cells)}
             out.append(_worded(info, wording, fields, span.line, span.col, function, prefix))
@@ -92,10 +90,10 @@ def _call_position(at: Locator, cells: Mapping[str, _Cell]) -> dict[str, str]:
 class _Cell:
     """One column of a derived row as a template reads it: `{v}` prints a variable's name, an
     expression's text, a control statement's kind or a value, by the column's declared type; the
-    format specs `culprit`, `view_culprit` and `tasks` print the reasons GB118, GB119 and GB108 give."""
+    format specs `culprit` and `view_culprit` print the reasons GB118 and GB119 give."""
 
-    def __init__(self, at: Locator, derived: Derived, kind: str, value: str | int, info: CodeInfo) -> None:
-        self.at, self.derived, self.kind, self.value, self.info = at, derived, kind, value, info
+    def __init__(self, at: Locator, derived: Derived, kind: str, value: str | int) -> None:
+        self.at, self.derived, self.kind, self.value = at, derived, kind, value
 
     def place(self) -> tuple[Span, str]:
         """Where a finding on this column sits, and the function it is in."""
@@ -112,13 +110,6 @@ class _Cell:
             return culprit(self.at, v)
         if spec == "view_culprit":
             return view_culprit(self.derived, self.at, v)
-        if spec == "tasks":
-            n = int(self.value)
-            return (
-                "launches no tasks"
-                if n < 1
-                else f"launches {n} tasks, over the runtime's per-graph limit of {self.info.limit_value}"
-            )
         if self.kind == "var":
             return var_name(v)
         if self.kind == "expr":

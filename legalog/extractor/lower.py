@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from legalog.collector import bulk_allocation
 from legalog.facts.ids import var_id
 from legalog.facts.limits import LIMITS
 from legalog.facts.store import FactStore
-from legalog.ir.allocation import bulk_allocation
 from legalog.ir.fold import fold_constant, int_literal
 from legalog.ir.model import (
     ArrayType,

@@ -534,11 +534,12 @@ DERIVED_RELATIONS: tuple[Relation, ...] = (
     ),
     _rel("node_count", "G:fn N:int", "Graph G records N nodes per call", f"{GB} Step D"),
     _rel(
-        "node_count_out_of_range",
+        "node_count_over_limit",
         "G:fn N:int",
-        "Graph G launches N tasks: none, or over the per-graph limit",
+        "Graph G launches N tasks, over the per-graph limit",
         f"{GB} Step D",
     ),
+    _rel("node_count_zero", "G:fn", "Graph G launches no task", f"{GB} Step D"),
     _rel(
         "node_expr",
         "X:expr",

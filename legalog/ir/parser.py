@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from legalog.collector import bulk_allocation
 from legalog.files import read_regular
-from legalog.ir.allocation import bulk_allocation
 from legalog.ir.errors import ParseError
 from legalog.ir.lines import source_lines
 from legalog.ir.model import (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from legalog.rules.choice import DEFAULT_ENGINE, ENGINES, resolve_engine
+from legalog.rules.engine_names import DEFAULT_ENGINE, ENGINES, resolve_engine
 from legalog.rules.language import RULES_DIR, Derived, RuleProgram, validate_facts
 
 # The rules room's face to the rest of legalog: a program, its answer, and how to get one.

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from legalog.digraph import strongly_connected_components
+from legalog.facts.schema import DECLARED
+from legalog.facts.schema import Relation as Declaration
 
 __all__ = [
     "Aggregate",
@@ -36,6 +38,7 @@ __all__ = [
     "Atom",
     "Comparison",
     "Const",
+    "DeclarationError",
     "Dependency",
     "Derived",
     "FactError",
@@ -48,6 +51,7 @@ __all__ = [
     "RuleProgram",
     "StratificationError",
     "Var",
+    "check_declared",
     "check_stratification",
     "lint",
     "rules_text",
@@ -94,6 +98,12 @@ class StratificationError(RuleError):
 
 class FactError(RuleError, ValueError):
     """Facts handed to ``evaluate`` that the engine would silently mis-read."""
+
+
+class DeclarationError(RuleError):
+    """A relation the rules define or read that legalog/facts/schema.py does not declare, or
+    declares with another number of columns: the emitter, `query` and the facts export would
+    read columns the rules do not give."""
 
 
 # --------------------------------------------------------------------------- lint
@@ -796,13 +806,24 @@ class RuleProgram:
         return _firable(self, _present(self, facts))
 
     @classmethod
-    def load(cls, names: Sequence[str], directory: str | Path | None = None) -> RuleProgram:
+    def load(
+        cls,
+        names: Sequence[str],
+        directory: str | Path | None = None,
+        *,
+        declared: Mapping[str, Declaration] | None = None,
+    ) -> RuleProgram:
         """Rule files `<name>.pyd` from `directory` (default: the packaged rules), cached by content.
         The packaged files are read once per process: every analysis loads the pass and verifier
-        programs, and they cannot change under a running legalog."""
+        programs, and they cannot change under a running legalog.  The packaged rules are held to
+        the schema's declarations (`check_declared`), files from a `directory` to `declared` when
+        given (a test's own relations `p`, `q` are declared nowhere)."""
         if directory is None:
             return _packaged_program(tuple(names))
-        return _cached_program(_read_sources(tuple(names), Path(directory)))
+        program = _cached_program(_read_sources(tuple(names), Path(directory)))
+        if declared is not None:
+            check_declared(program, declared)
+        return program
 
     @classmethod
     def from_texts(cls, texts: Mapping[str, str]) -> RuleProgram:
@@ -924,29 +945,51 @@ def _read_sources(names: tuple[str, ...], base: Path) -> tuple[tuple[str, str], 
 
 @functools.cache
 def _packaged_program(names: tuple[str, ...]) -> RuleProgram:
-    """A packaged program, kept between processes (legalog.rules.kept): read afresh only when
+    """A packaged program, kept between processes (legalog.rules.disk_cache): read afresh only when
     legalog, this module or a rule file changed, or when what was kept does not hold exactly
     these files."""
-    from legalog.rules import kept
+    from legalog.rules import disk_cache
 
     sources = _read_sources(names, RULES_DIR)
     # what builds a program: this module (the reader, the classes) and the stratifier it calls
     builders = [Path(__file__), Path(inspect.getfile(strongly_connected_components))]
-    key = kept.key(
+    key = disk_cache.key(
         [
             *(path.read_text(encoding="utf-8") for path in builders),
             *(part for source in sources for part in source),
         ]
     )
-    program = kept.read(key, {__name__: _KEPT_CLASSES})
-    if isinstance(program, RuleProgram) and program.sources == sources:
-        return program
-    program = _cached_program(sources)
-    kept.write(key, program)
+    program = disk_cache.read(key, {__name__: _KEPT_CLASSES})
+    if not (isinstance(program, RuleProgram) and program.sources == sources):
+        program = _cached_program(sources)
+        disk_cache.write(key, program)
+    # checked here, not when built: the key names the rule files, not the schema, so a kept
+    # program is held to the declarations of the legalog reading it
+    check_declared(program, DECLARED)
     return program
 
 
-# What a kept RuleProgram's pickle is made of (`kept.read` refuses any other global).
+def check_declared(rules: RuleProgram, declared: Mapping[str, Declaration]) -> None:
+    """Every relation `rules` define (each rule head) is in `declared` with as many columns; else
+    a DeclarationError at the first rule defining it (file:line).  What they read of the facts is
+    the extractor's, held to its declarations by `validate_facts` and tests/rules/test_rule_files.py."""
+    errors: dict[str, str] = {}
+    for rule in rules.rules:
+        name, arity = rule.head.relation, rule.arity
+        if name in errors or ((decl := declared.get(name)) is not None and decl.arity == arity):
+            continue
+        errors[name] = (
+            f"{rule.where}: the rule derives `{name}/{arity}`, which legalog/facts/schema.py does not "
+            "declare: declare it there (DERIVED_RELATIONS) with its columns"
+            if decl is None
+            else f"{rule.where}: the rule derives `{name}` with {arity} columns, declared with "
+            f"{decl.arity}: {decl.signature()}"
+        )
+    if errors:
+        raise DeclarationError("\n".join(errors.values()))
+
+
+# What a kept RuleProgram's pickle is made of (`disk_cache.read` refuses any other global).
 _KEPT_CLASSES = frozenset(
     {
         "RuleProgram",

@@ -70,7 +70,7 @@ EXPLAIN_RULES = (*PASS_RULES, "explain")
 # pass rules' re-check of the rewritten program, which saves a whole engine run.
 VERIFIER_RULES = (*PASS_RULES, "verifier")
 
-# Each program by its name (legalog.rules.choice.PROGRAMS, `legalog rules --emit NAME`).
+# Each program by its name (legalog.rules.engine_names.PROGRAMS, `legalog rules --emit NAME`).
 PROGRAMS: Mapping[str, tuple[str, ...]] = {
     "pass": PASS_RULES,
     "explain": EXPLAIN_RULES,

@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,7 +92,7 @@ def analyse_target(
         if target.folder is None:
             return model
         folder, used_dump = target.report_paths()  # a passes_dump entry: the folder, and the dump used
-        return model.model_copy(update={"path": folder, "used_dump": used_dump})
+        return replace(model, path=folder, used_dump=used_dump)
     except Exception as err:
         from legalog.surfaces.internal import internal_reason
 
@@ -401,7 +401,7 @@ def results(
     `executor`: where the jobs run (default: this process for `jobs` <= 1, else a pool of `jobs`
     processes); `timeout`: seconds a file may take (None or 0: no limit), past which it is an
     `error` entry with code TIMEOUT."""
-    from legalog.rules.choice import resolve_engine
+    from legalog.rules.engine_names import resolve_engine
     from legalog.surfaces.cache import default_root
 
     if timeout is not None and not 0 <= timeout <= MAX_TIMEOUT:

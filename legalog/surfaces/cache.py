@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from legalog.digest import sha256
 from legalog.files import REPORT_LIMIT, read_regular
 from legalog.home import cache_dir, private_folder
-from legalog.rules.choice import resolve_engine
+from legalog.rules.engine_names import resolve_engine
 
 if TYPE_CHECKING:
     from legalog.surfaces.dumps import Target
@@ -167,11 +167,11 @@ def cached(
     `root` is the cache directory (default: `default_root()`; no caching when that is None);
     `data` the dump's bytes when the caller has them (default: read from the target's path);
     `engine` the one `analyse` runs on (default: $LEGALOG_ENGINE, else compiled).
-    The result must be a report entry (a `FileModel`); it is stored as `model_dump(mode="json")`
-    and read back with `from_own` (the key names this build).  `error` results are not stored.
+    The result must be a report entry (a `FileModel`); it is stored as `report.to_dict`
+    and read back with `report.from_own` (the key names this build).  `error` results are not stored.
     """
     from legalog.surfaces.dumps import Target
-    from legalog.surfaces.report import FileModel
+    from legalog.surfaces.report import FileModel, from_own, to_dict
 
     root = root if root is not None else default_root()
     where = target if isinstance(target, Target) else Target(str(target))
@@ -185,12 +185,12 @@ def cached(
     k = key(data, key_options(where, runtime, engine))
     if (payload := load(k, root)) is not None:
         try:
-            hit = FileModel.from_own(payload)
+            hit = from_own(FileModel, payload)
         except (TypeError, KeyError, ValueError):
             pass  # a stale layout: analysed again and rewritten below
         else:
             return hit  # type: ignore[return-value]
     result = analyse(target, runtime)
     if getattr(result, "status", "error") != "error":
-        store(k, result.model_dump(mode="json"), root)  # type: ignore[attr-defined]
+        store(k, to_dict(result), root)  # type: ignore[arg-type]
     return result

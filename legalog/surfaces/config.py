@@ -34,7 +34,7 @@ import re
 import stat
 import tomllib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -441,10 +441,7 @@ def without_ignored(files: Iterable[FileModel], project: Project) -> Iterator[Fi
         source = f.used_dump or f.path
         hidden = {d.code for d in f.diagnostics if project.hidden(source, d.code)}
         if hidden:
-            f = f.model_copy(
-                update={
-                    "diagnostics": [d for d in f.diagnostics if d.code not in hidden],
-                    "ignored": sorted(hidden),
-                }
+            f = replace(
+                f, diagnostics=[d for d in f.diagnostics if d.code not in hidden], ignored=sorted(hidden)
             )
         yield f

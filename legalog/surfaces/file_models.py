@@ -5,6 +5,7 @@ loads nothing of the pipeline."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from legalog.analyzer.codes import CODES, PASS_TITLES
 from legalog.analyzer.diagnostics import Diagnostic
@@ -122,12 +123,7 @@ def file_model(analysis: Analysis, used_dump: str | None = None) -> FileModel:
         status=analysis.status,
         # fixable means `fix` writes it: never on a file it writes nothing for (rejected, or no edits)
         diagnostics=[
-            d.model_copy(
-                update={
-                    "fix_functions": fix_functions(d, analysis, edits),
-                    "fixable": d.fixable and bool(edits),
-                }
-            )
+            replace(d, fix_functions=fix_functions(d, analysis, edits), fixable=d.fixable and bool(edits))
             for d in diagnostics
         ],
         edits=edits,

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from legalog.digest import sha256
-from legalog.surfaces.report import DiagnosticModel, FileModel
+from legalog.surfaces.report import DiagnosticModel, FileModel, to_dict
 
 FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab", "junit")
 ALIASES = {"text": "full"}  # `--format text`, as before `--output-format`
@@ -98,7 +98,7 @@ def json_lines(f: FileModel) -> list[str]:
                     "path": f.path,
                     "used_dump": f.used_dump,
                     "status": f.status,
-                    **d.model_dump(exclude={"fix_functions"}),
+                    **to_dict(d, exclude={"fix_functions"}),
                 }
             )
         )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from legalog.files import REPORT_LIMIT, read_regular
 from legalog.surfaces.dumps import Target
-from legalog.surfaces.report import FileModel, ReportModel, RunModel, ShardEntry
+from legalog.surfaces.report import FileModel, ReportModel, RunModel, ShardEntry, validate_json
 from legalog.surfaces.shard import Shard
 
 __all__ = ["MergeError", "Merged", "load_report", "merge", "run_block"]
@@ -90,7 +90,7 @@ def load_report(path: str | Path) -> ReportModel:
     from pydantic import ValidationError  # only a report read from outside is validated
 
     try:
-        report = ReportModel.model_validate_json(text)
+        report = validate_json(ReportModel, text)
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the top level"

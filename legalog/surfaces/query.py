@@ -59,7 +59,7 @@ class Query:
 class RelationInfo:
     name: str
     columns: tuple[str, ...]
-    kind: str  # "input" (facts/schema.py) or "derived" (a rule head)
+    kind: str  # "input" or "derived", as facts/schema.py declares it
     meaning: str
 
     def signature(self) -> str:

@@ -23,7 +23,7 @@ from legalog.surfaces.formats import (
     lossy,
 )
 from legalog.surfaces.render import Tally, quoted_lines, render_sarif, sarif_results, text_chunks
-from legalog.surfaces.report import FileModel, ReportModel, RunModel
+from legalog.surfaces.report import FileModel, ReportModel, RunModel, to_json
 
 __all__ = ["write_report"]
 
@@ -91,17 +91,17 @@ def write_report(
             _flush(out)
         array.close()
         return counts
-    report = _Array(ReportModel(files=[]).model_dump_json(indent=2), "files", out)
+    report = _Array(to_json(ReportModel(files=[]), indent=2), "files", out)
     for f in files:
         counts.add(f)
-        report.item(lossy(f.model_dump_json(indent=2)))
+        report.item(lossy(to_json(f, indent=2)))
         _flush(out)
         if run is not None:
             for path, lines in quoted_lines([f]).items():  # in entry order, as quoted_lines(all) orders them
                 quoted.setdefault(path, {}).update(lines)
     # the `run` block comes after `files`: the document's end is rendered once it is known
     report.close(
-        lossy(ReportModel(files=[], run=run(quoted) if run is not None else None).model_dump_json(indent=2))
+        lossy(to_json(ReportModel(files=[], run=run(quoted) if run is not None else None), indent=2))
     )
     return counts
 

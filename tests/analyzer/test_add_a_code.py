@@ -44,7 +44,9 @@ def gb199(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     extended = programs.PassRules((*GRAPH.rules.files, rule_file.stem), GRAPH.rules.keys)  # read: its stem
     monkeypatch.setattr("legalog.pipeline.PIPELINE", (SPMD, dataclasses.replace(GRAPH, rules=extended)))
     names = (*programs.PASS_RULES, str(rule_file))
-    monkeypatch.setattr("legalog.pipeline.pass_rules", lambda: RuleProgram.load(names, RULES_DIR))
+    monkeypatch.setattr(
+        "legalog.pipeline.pass_rules", lambda: RuleProgram.load(names, RULES_DIR, declared=schema.DECLARED)
+    )
     # the table entry and the declaration of the relation it words
     monkeypatch.setitem(CODES, "GB199", GB199)
     declared = schema._rel("throwaway_layer", "g:fn", "a Graph named layer", "a test")

@@ -12,6 +12,7 @@ from legalog.analyzer.verifier import verify
 from legalog.ir.parser import parse
 from legalog.pipeline import analyze
 from legalog.surfaces.file_models import file_model
+from legalog.surfaces.report import to_dict
 from tests.conftest import CORPUS
 
 CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
@@ -19,7 +20,7 @@ CASES = Path(__file__).resolve().parents[1] / "graph" / "cases"
 
 def graph_json(name: str, function: str = "layer") -> dict:
     text = (CASES / f"{name}.py").read_text(encoding="utf-8")
-    model = file_model(analyze(text, name)).model_dump()
+    model = to_dict(file_model(analyze(text, name)))
     return next(g for g in model["graphs"] if g["function"] == function)
 
 

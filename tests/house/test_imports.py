@@ -17,10 +17,11 @@ PACKAGE = Path(__file__).resolve().parents[2] / "legalog"
 # A room may import its own modules and any room of a lower rank, never one of a higher rank.
 RANKS = {
     "version": 0,
-    "home": 0,
-    "files": 0,  # how a file legalog is given is read (regular files only, capped): every room  # where legalog keeps its own files (the cache folder): read by rules and surfaces
+    "home": 0,  # where legalog keeps its own files (the cache folder): read by rules and surfaces
+    "files": 0,  # how a file legalog is given is read (regular files only, capped): every room
     "digraph": 0,
     "digest": 0,  # SHA-256 without OpenSSL: keys and checksums of rules and surfaces
+    "collector": 0,  # the cyclic garbage collector paused while ir, extractor and rules build what stays alive
     "ir": 1,
     "facts": 2,
     "extractor": 3,

@@ -33,6 +33,10 @@ def test_import_legalog_loads_no_engine_and_no_solver() -> None:
     assert _loaded_after("import legalog") == set()
 
 
+def test_the_object_frontend_imports_pypto_only_when_it_reads_a_program() -> None:
+    assert _loaded_after("import legalog.ir.objects, legalog.pypto, legalog.pypto_objects") == set()
+
+
 def test_checking_a_dump_with_nothing_to_decide_loads_no_engine_and_no_solver() -> None:
     # no Graph, no host control tensor, no SPMD launch: nothing is evaluated
     assert _loaded_after(_check(NOTHING_TO_DECIDE)) == set()

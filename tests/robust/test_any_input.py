@@ -127,7 +127,7 @@ def test_batch_fix_checks_each_edit_against_the_text_on_disk(tmp_path: Path) -> 
     model = file_model(analysis)
     text = analysis.legalized_text()
     assert text is not None and reread_mismatch(ROW_SHIFT, text, model.edits) is None
-    shifted = [e.model_copy(update={"char_offset": e.char_offset + 1}) for e in model.edits]
+    shifted = [dataclasses.replace(e, char_offset=e.char_offset + 1) for e in model.edits]
     assert "does not cover" in (reread_mismatch(ROW_SHIFT, text, shifted) or "")
     assert "does not parse" in (reread_mismatch(ROW_SHIFT, text + "    @\n", model.edits) or "")
 

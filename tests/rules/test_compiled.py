@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from legalog.rules import kept
+from legalog.rules import disk_cache
 from legalog.rules.backends import compiled
 from legalog.rules.engine import evaluate
 from legalog.rules.language import RuleProgram
@@ -214,7 +214,7 @@ def test_code_in_a_folder_others_can_write_is_not_run(folder: Path, tmp_path: Pa
     load_fresh(rules)
     [code] = folder.glob("*.code")
     marker = tmp_path / "ran"
-    kept.write_bytes(code.name.removesuffix(".code"), ".code", _planted(marker))  # a valid checksum
+    disk_cache.write_bytes(code.name.removesuffix(".code"), ".code", _planted(marker))  # a valid checksum
     os.chmod(folder, 0o777)
     try:
         assert set(load_fresh(rules).rules) == {0, 1}

@@ -12,6 +12,7 @@ import pytest
 
 from legalog.surfaces import batch, cache
 from legalog.surfaces.dumps import Target
+from legalog.surfaces.report import to_dict
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KEYS = [cache.key(f"dump {i}".encode(), {"runtime": "host_build_graph"}) for i in range(8)]
@@ -39,7 +40,7 @@ def _hammer(root: str, seed: int) -> list[str]:
 
 def _check_dumps(args: tuple[str, list[str]]) -> list[dict]:
     root, paths = args
-    return [batch.analyse_job(batch.Job(Target(p), "host_build_graph", root)).model_dump() for p in paths]
+    return [to_dict(batch.analyse_job(batch.Job(Target(p), "host_build_graph", root))) for p in paths]
 
 
 @pytest.mark.slow

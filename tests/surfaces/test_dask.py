@@ -24,6 +24,7 @@ from distributed import LocalCluster
 from legalog.surfaces import batch
 from legalog.surfaces.dumps import Target, plan
 from legalog.surfaces.executors import DaskExecutor
+from legalog.surfaces.report import to_dict
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
@@ -79,7 +80,7 @@ def no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def dumped(results: list) -> list[dict]:
-    return [r.model_dump() for r in results]
+    return [to_dict(r) for r in results]
 
 
 @pytest.mark.shared

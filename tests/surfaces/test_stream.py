@@ -17,7 +17,7 @@ from legalog.surfaces import batch
 from legalog.surfaces.dumps import Target, plan
 from legalog.surfaces.merge import run_block
 from legalog.surfaces.render import quoted_lines, render_sarif, render_text, tally
-from legalog.surfaces.report import FileModel, ReportModel
+from legalog.surfaces.report import FileModel, ReportModel, to_json
 from legalog.surfaces.shard import Shard
 from legalog.surfaces.stream import write_report
 from tests.cli.test_tool_cli import make_passes_dump
@@ -46,7 +46,7 @@ def written(files: list[FileModel], fmt: str, **options: object) -> str:
 @pytest.mark.parametrize("some", [slice(None), slice(0, 0), slice(0, 1)], ids=["all", "none", "one"])
 def test_every_format_is_byte_for_byte_the_whole_report(entries: list[FileModel], some: slice) -> None:
     files = entries[some]
-    assert written(files, "json") == ReportModel(files=files).model_dump_json(indent=2) + "\n"
+    assert written(files, "json") == to_json(ReportModel(files=files), indent=2) + "\n"
     assert written(files, "sarif") == json.dumps(render_sarif(files), indent=2) + "\n"
     assert written(files, "text") == render_text(files) + "\n"
     assert written(files, "text", verbose=True) == render_text(files, verbose=True) + "\n"
@@ -65,7 +65,7 @@ def test_a_shard_report_with_its_run_block_is_byte_for_byte_the_whole_report(
             quoted, indexed, Shard(1, 2), batch_entries=len(entries), batch_digest="d", options={}
         )
 
-    whole = ReportModel(files=entries, run=block(quoted_lines(entries))).model_dump_json(indent=2) + "\n"
+    whole = to_json(ReportModel(files=entries, run=block(quoted_lines(entries))), indent=2) + "\n"
     assert written(entries, "json", run=block) == whole
     assert '"sources": {' in whole and json.loads(whole)["run"]["sources"]  # the corpus has quoted lines
 

@@ -14,7 +14,7 @@ Aggregates have pyDatalog's semantics: over the distinct tuples of keys, value a
 `min_`/`max_` the extreme value); arithmetic is Python's (exact integers, `//` floors).
 
 The generated source is kept in the cache folder under a key naming this generator, the rule
-language and every rule file (`legalog.rules.kept`: checksummed, written atomically, read only
+language and every rule file (`legalog.rules.disk_cache`: checksummed, written atomically, read only
 where no other user can write), so a process compiles it but never regenerates it;
 `legalog rules --emit NAME` prints it.  An evaluation whose arithmetic or ordering raises (a
 division by zero, a string compared with an integer) is answered by the reference engine, which
@@ -35,8 +35,8 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from legalog.ir.allocation import bulk_allocation
-from legalog.rules import kept, language
+from legalog.collector import bulk_allocation
+from legalog.rules import disk_cache, language
 from legalog.rules.language import (
     Arith,
     Atom,
@@ -448,7 +448,7 @@ def _key(rules: RuleProgram) -> str:
     """What the module is made from: this generator, the rule language that read the rules, and
     every rule file's name and text."""
     builders = (Path(__file__), Path(inspect.getfile(language)))
-    return kept.key(
+    return disk_cache.key(
         [
             "compiled",
             *(p.read_text(encoding="utf-8") for p in builders),
@@ -467,15 +467,15 @@ def load(rules: RuleProgram) -> _Module:
     if code is None:
         text = source(rules)
         code = compile(text, f"<legalog compiled rules {k[:16]}>", "exec")
-        kept.write_bytes(k, ".py", text.encode())
-        kept.write_bytes(k, ".code", marshal.dumps(code))
+        disk_cache.write_bytes(k, ".py", text.encode())
+        disk_cache.write_bytes(k, ".code", marshal.dumps(code))
     namespace: dict[str, Any] = {}
     exec(code, namespace)  # our own generated code, never an input's
     return _Module(namespace["RULES"], namespace["COMPONENTS"])
 
 
 def _kept_code(k: str) -> CodeType | None:
-    if (body := kept.read_bytes(k, ".code")) is None:
+    if (body := disk_cache.read_bytes(k, ".code")) is None:
         return None
     try:
         code = marshal.loads(body)

@@ -130,28 +130,19 @@ def _active(logic: Any) -> Iterator[None]:
             tl.logic = previous
 
 
-def _store_rows(pred: Any, rows: Iterable[Row], consts: dict[object, Any]) -> None:
-    """Adds ground facts straight into a predicate's store (PYDATALOG.md §2.2, fastest path).
-
-    `pyEngine.assert_` first retracts the clause (a hash probe plus a Python loop) to keep
-    functions single-valued; rows here are already distinct and functions come from
-    pyDatalog's own answers (one per key), so the store and index are filled directly.
-    """
-    literal_of, clause_of, const_of = pyEngine.Literal, pyEngine.Clause, pyEngine.Const
-    db, index = pred.db, pred.index
+def _store_rows(pred: Any, rows: Iterable[Row]) -> None:
+    """Adds ground facts to a predicate through pyDatalog's own `assert_` (what
+    `pyDatalog.assert_fact` calls).  Writing them straight into `pred.db` and `pred.index` instead
+    bought nothing measurable: the pass's program over corpus 07 (5,876 input rows, 10,065
+    derived) took 521-541 ms either way, min of 3, `evaluate` timed in one process."""
+    literal_of, clause_of, const_of, assert_ = (
+        pyEngine.Literal,
+        pyEngine.Clause,
+        pyEngine.Const,
+        pyEngine.assert_,
+    )
     for row in rows:
-        terms = []
-        for value in row:
-            if (term := consts.get(value)) is None or type(term.id) is not type(value):
-                term = consts[value] = const_of(value)
-            terms.append(term)
-        clause = clause_of(literal_of(pred, terms), [])
-        db[clause.get_id()] = clause
-        for column, term in zip(index, terms, strict=True):
-            if (bucket := column.get(term.id)) is None:
-                column[term.id] = {clause}
-            else:
-                bucket.add(clause)
+        assert_(clause_of(literal_of(pred, [const_of(value) for value in row]), []))
 
 
 class _Database:
@@ -204,6 +195,9 @@ class _Database:
         Predicates are pyDatalog objects shared with the rule clauses, so instead of
         copying the database (`Logic(snapshot)` copies only the dict, and would leak facts
         into the shared predicates) each predicate gets fresh stores refilled with its rules.
+        What writing pyDatalog's stores (`pred.db`, `pred.clauses`, `pred.index`) buys: 0.45 ms
+        for the pass's program, against 81 ms to load its rule text into a fresh database for
+        every evaluation (min of 5 and of 3, in one process).
         """
         logic = self.logic
         logic.Db = dict(self._db)
@@ -275,7 +269,6 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derive
     checked = validate_facts(rules, facts)
     database = _database(rules)
     result: dict[str, frozenset[Row]] = {}
-    consts: dict[object, Any] = {}
     with database.lock, _active(database.logic), _rare_collections():
         try:
             db = database.logic.Db
@@ -286,7 +279,7 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derive
                     pred = pyEngine.insert(pyEngine.Pred(name, arity))
                     pred.prearity = arity
                     _clear_pred(pred)
-                _store_rows(pred, given, consts)
+                _store_rows(pred, given)
                 result[name] = given
             for scc in database.order:
                 for pred_id in scc:
@@ -294,7 +287,7 @@ def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derive
                     rel = _relation_of(pred_id)
                     function = rel is not None and rel.function
                     rows = _materialise(pred, function)
-                    _store_rows(pred, rows, consts)
+                    _store_rows(pred, rows)
                     if rel is not None:
                         result[rel.name] = frozenset(r[1:] for r in rows) if function else frozenset(rows)
         finally:

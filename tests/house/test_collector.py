@@ -1,4 +1,4 @@
-"""legalog.ir.allocation: the collector paused for a block."""
+"""legalog.collector: the collector paused for a block."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from legalog.ir.allocation import bulk_allocation
+from legalog.collector import bulk_allocation
 
 
 def test_bulk_allocation_pauses_the_collector_and_restores_it_even_on_error() -> None:

@@ -1,4 +1,4 @@
-"""Rule programs kept between processes (legalog.rules.kept): a kept program is the program the
+"""Rule programs kept between processes (legalog.rules.disk_cache): a kept program is the program the
 rule files give, and a kept file is never trusted blindly — a torn, corrupt, stale or planted file
 is ignored, the program is read from the text again, and the file is rewritten."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from legalog.rules import kept
+from legalog.rules import disk_cache
 from legalog.rules.language import RuleProgram, _packaged_program
 from legalog.rules.programs import PASS_RULES
 
@@ -76,7 +76,7 @@ def test_a_program_kept_for_other_files_is_not_used(folder: Path) -> None:
     [file] = folder.iterdir()
     k = file.stem
     other = RuleProgram.from_texts({"other.pyd": "# a test program\na(X) <= b(X)\n"})
-    kept.write(k, other)  # a key collision, or a file copied from elsewhere
+    disk_cache.write(k, other)  # a key collision, or a file copied from elsewhere
     assert _same(load_fresh(PASS_RULES), program)
 
 

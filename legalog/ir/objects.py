@@ -1,0 +1,711 @@
+"""Read a PyPTO `ir.Program` object into the IR model: the second frontend, beside the text reader.
+
+Inside PyPTO's pipeline the program is already objects; printing it with `python_print` and
+reading the text back (`legalog.ir.parser`) was most of what legalog's passes cost there.  This
+module walks the objects and builds the model the text reader builds from PyPTO's printing of
+them (`format=False`): the same names, types, statements and decorator keywords, in the
+printer's function order (callees first).  Spans are the nodes' own: where the user's DSL
+source has the node (line and column), not a position in printed text.
+
+It reads what PyPTO's printer prints plainly.  Wherever the printer has a special case this
+module does not reproduce (a renamed variable, a view, a pinned MemRef, a scope, a launch, an op
+with sugar of its own...), it raises `Unsupported`, and the caller reads the printed text
+instead: what the model holds never depends on how much of PyPTO this module covers.
+
+PyPTO is imported inside the functions: importing legalog never imports it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Collection, Iterable
+from typing import Any
+
+from legalog.ir.model import (
+    NO_SPAN,
+    ArrayType,
+    Assign,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    Const,
+    DictExpr,
+    Dotted,
+    Expr,
+    ExprStmt,
+    For,
+    Function,
+    If,
+    Jump,
+    Keyword,
+    ListExpr,
+    Name,
+    OtherType,
+    Param,
+    Program,
+    Return,
+    ScalarType,
+    Span,
+    Stmt,
+    Subscript,
+    TensorType,
+    TupleType,
+    Type,
+    UnaryOp,
+    With,
+)
+from legalog.ir.parser import MAX_EXPR_DEPTH
+from legalog.ir.patterns import DEFAULT_PREFIX
+
+P = DEFAULT_PREFIX  # PyPTO prints with `import pypto.language as pl`
+# Deeper than these, the text reader and Python's compiler have verdicts of their own (an
+# expression nested too deep, "too many statically nested blocks" at 20): the text decides.
+_MAX_DEPTH = MAX_EXPR_DEPTH // 2
+_MAX_BLOCKS = 15
+
+
+class Unsupported(Exception):
+    """A node this frontend does not read as PyPTO's printer prints it: read the printed text."""
+
+
+def read_program(program: Any, *, returns_only: Collection[str] = ()) -> Program:
+    """The model of `program` (a `pypto.ir.Program`), as `legalog.ir.parser.parse` reads
+    `python_print(program, format=False)`, spans aside.  Each function named in `returns_only`
+    (kernels, of which the analysis reads no more) keeps only its top-level returns where it has
+    one, as `legalog.pypto_objects.without_kernel_bodies` leaves its printed text.  Raises
+    `Unsupported` where it does not know the printing."""
+    from pypto.pypto_core import ir
+
+    if program.name == "":
+        raise Unsupported("an unnamed program")
+    functions = [_function(f, f.name in returns_only) for f in _printed_order(program, ir)]
+    return Program(program.name, P, (), tuple(functions))
+
+
+def _printed_order(program: Any, ir: Any) -> list[Any]:
+    """The printer's order: by name, each function after the functions it calls (a cycle: by
+    name)."""
+    by_name = {f.name: f for f in program.functions.values()}
+    calls = {name: sorted(_callees(f, ir) & by_name.keys()) for name, f in by_name.items()}
+    out: list[str] = []
+    done: set[str] = set()
+
+    def visit(name: str, busy: frozenset[str]) -> bool:
+        if name in done:
+            return True
+        if name in busy:
+            return False
+        if not all(visit(c, busy | {name}) for c in calls[name]):
+            return False
+        done.add(name)
+        out.append(name)
+        return True
+
+    if not all(visit(name, frozenset()) for name in sorted(by_name)):
+        out = sorted(by_name)
+    return [by_name[name] for name in out]
+
+
+def _callees(fn: Any, ir: Any) -> set[str]:
+    found: set[str] = set()
+
+    class Calls(ir.IRVisitor):
+        def visit_call(self, op: Any) -> None:
+            if isinstance(op.op, ir.GlobalVar):
+                found.add(op.op.name)
+            super().visit_call(op)
+
+        def visit_submit(self, op: Any) -> None:
+            if isinstance(op.op, ir.GlobalVar):
+                found.add(op.op.name)
+            super().visit_submit(op)
+
+    Calls().visit_function(fn)
+    return found
+
+
+def _span(node: Any) -> Span:
+    span = node.span
+    if not span.is_valid():
+        return NO_SPAN
+    return Span(span.begin_line, span.begin_column, span.end_line, span.end_column)
+
+
+# ----------------------------------------------------------------------------------- functions
+
+
+def _function(fn: Any, returns_only: bool) -> Function:
+    from pypto.pypto_core import ir
+
+    if fn.requires_runtime_binding or fn.body is None:
+        raise Unsupported("a function without a body")
+    if any(k != "split" or fn.attrs[k] != 0 for k in fn.attrs):
+        raise Unsupported("function attributes")
+    reader = _Reader(ir, fn)
+    role = fn.role
+    decorator: list[Keyword] = []
+    if fn.func_type != ir.FunctionType.Opaque:
+        decorator.append(Keyword("type", Dotted(f"{P}.FunctionType.{fn.func_type.name}")))
+    if fn.level is not None:
+        decorator.append(Keyword("level", Dotted(f"{P}.Level.{fn.level.name}")))
+    if role is not None:
+        decorator.append(Keyword("role", Dotted(f"{P}.Role.{role.name}")))
+    params = tuple(reader.param(v, d) for v, d in zip(fn.params, fn.param_directions, strict=True))
+    for var in ir.collect_def_vars(fn.body):  # defined anywhere in the body, before or after a use
+        reader.bind(var)
+    returns = tuple(reader.type(t, signature=True) for t in fn.return_types)
+    body = reader.function_body(fn.body, returns_only=returns_only)
+    if reader.used - reader.defined:  # the printer marks a free variable `__FREE_VAR`
+        raise Unsupported("a variable used and never defined")
+    return Function(
+        name=fn.name,
+        decorator=tuple(decorator) if decorator else None,
+        has_self=role != ir.Role.SubWorker,
+        params=params,
+        returns=returns or None,
+        returns_tuple=len(returns) > 1,
+        body=body,
+        span=_span(fn),
+    )
+
+
+@functools.cache
+def _dtype_names() -> dict[int, str]:
+    """DataType code -> the name PyPTO prints (`FP32`, `INDEX`, ...)."""
+    from pypto.pypto_core import DataType
+
+    out: dict[int, str] = {}
+    for name in dir(DataType):
+        value = getattr(DataType, name)
+        if isinstance(value, DataType) and not name.startswith("DEFAULT"):
+            out.setdefault(value.code(), name)
+    return out
+
+
+def _dtype(dt: Any) -> str:
+    found = _dtype_names().get(dt.code())
+    if found is None:
+        raise Unsupported(f"data type {dt}")
+    return found
+
+
+def _float(value: float) -> float:
+    if not math.isfinite(value):
+        raise Unsupported("a non-finite float")
+    return value
+
+
+# PyPTO op kinds printed with sugar of their own (python_printer.cpp, VisitExpr_(Call)), or whose
+# int keywords print as enums: read from the text
+_SPECIAL_OPS = frozenset(
+    {
+        "tensor.add",
+        "tile.reinterpret_view",
+        "tensor.reinterpret_view",
+        "system.syncall",
+        "tile.gather_row",
+        "tensor.gather_row",
+        "tile.mgather",
+        "tile.aiv_shard",
+        "tile.aic_gather",
+        "tensor.aiv_shard",
+        "tensor.aic_gather",
+        "system.sync_set",
+        "system.sync_wait",
+    }
+)
+_ENUM_KEYWORDS = frozenset({"set_pipe", "wait_pipe", "pipe", "mode", "atomic"})
+
+_BINARY = {
+    "Add": "+",
+    "Sub": "-",
+    "Mul": "*",
+    "FloorDiv": "//",
+    "FloorMod": "%",
+    "FloatDiv": "/",
+    "Pow": "**",
+    "BitAnd": "&",
+    "BitOr": "|",
+    "BitXor": "^",
+    "BitShiftLeft": "<<",
+    "BitShiftRight": ">>",
+}
+_COMPARE = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
+
+
+class _Reader:
+    """One function's reading: the names its variables print as."""
+
+    def __init__(self, ir: Any, fn: Any) -> None:
+        self.ir = ir
+        self.names: dict[str, int] = {}  # printed name -> the variable's unique id
+        self.params: set[int] = set()  # a MemRef base among them prints as a string
+        self.defined: set[int] = set()  # parameters and variables the body binds
+        self.used: set[int] = set()
+        self.signature = True
+        self.depth = 0  # of the expression being read
+        self.blocks = 0  # statements the one being read is nested in
+        self.loops = 0  # loops it is nested in (a jump outside one is refused by Python's compiler)
+        self.typed_index = False  # inside a pure constant tree or a type's composite dimension
+        self.exprs: dict[str, Callable[[Any], Expr]] = {
+            "Var": self.var,
+            "IterArg": self.var,
+            "ConstInt": self.const_int,
+            "ConstFloat": self.const_float,
+            "ConstBool": lambda e: Const(bool(e.value), span=_span(e)),
+            "Call": self.call,
+            "Submit": self.submit,
+            "MakeTuple": lambda e: ListExpr(tuple(self.expr(x) for x in e.elements), span=_span(e)),
+            "TupleGetItemExpr": lambda e: Subscript(self.expr(e.tuple), Const(e.index), span=_span(e)),
+            "Neg": self.neg,
+            "Not": lambda e: UnaryOp("not", self.expr(e.operand), span=_span(e)),
+            "BitNot": lambda e: UnaryOp("~", self.expr(e.operand), span=_span(e)),
+            "Abs": lambda e: Call("abs", (self.expr(e.operand),), span=_span(e)),
+            "Cast": self.cast,
+            "Min": lambda e: self.function_op("min", e),
+            "Max": lambda e: self.function_op("max", e),
+            "And": lambda e: self.bool_op("and", e),
+            "Or": lambda e: self.bool_op("or", e),
+        }
+        for kind, op in _BINARY.items():
+            self.exprs[kind] = functools.partial(self.binary, op)
+        for kind, op in _COMPARE.items():
+            self.exprs[kind] = functools.partial(self.compare, op)
+
+    # ------------------------------------------------------------------------------- names
+
+    def name(self, var: Any) -> str:
+        """The name `var` prints as; two variables of one name would be renamed by the printer."""
+        name = var.name_hint
+        uid = var.unique_id
+        if self.names.setdefault(name, uid) != uid:
+            raise Unsupported(f"two variables named {name}")
+        return name
+
+    def bind(self, var: Any) -> str:
+        self.defined.add(var.unique_id)
+        return self.name(var)
+
+    def param(self, var: Any, direction: Any) -> Param:
+        name = self.bind(var)
+        self.params.add(var.unique_id)
+        kind = direction.name
+        if kind not in ("In", "Out", "InOut"):
+            raise Unsupported(f"parameter direction {kind}")
+        return Param(name, self.type(var.type, signature=True), kind, span=_span(var))
+
+    # ------------------------------------------------------------------------------- types
+
+    def type(self, t: Any, *, signature: bool = False) -> Type:
+        ir = self.ir
+        kind = type(t).__name__
+        if kind == "ScalarType":
+            return ScalarType(_dtype(t.dtype))
+        if kind == "TensorType":
+            extras: tuple[Expr, ...] = ()
+            if t.tensor_view is not None:
+                extras += (self.tensor_view(t.tensor_view, t.shape),)
+            if t.memref is not None:
+                extras += (self.memref(t.memref, signature),)
+            return TensorType("Tensor", self.shape(t.shape), _dtype(t.dtype), extras)
+        if kind == "TileType":
+            if t.tile_view is not None:
+                raise Unsupported("a tile view")
+            tile_extras: list[Expr] = []
+            if t.memref is not None:
+                tile_extras.append(self.memref(t.memref, signature))
+            if t.memory_space is not None:
+                tile_extras.append(Dotted(f"{P}.Mem.{t.memory_space.name}"))
+            return TensorType("Tile", self.shape(t.shape), _dtype(t.dtype), tuple(tile_extras))
+        if kind == "TupleType":
+            return TupleType(tuple(self.type(e, signature=signature) for e in t.types))
+        if kind == "PtrType":
+            return OtherType(Dotted(f"{P}.Ptr"))
+        if kind == "ArrayType" and isinstance(t, ir.ArrayType) and len(t.shape) == 1:
+            return ArrayType(self.shape(t.shape)[0], _dtype(t.dtype))
+        raise Unsupported(f"type {kind}")
+
+    def shape(self, dims: Iterable[Any]) -> tuple[Expr, ...]:
+        out: list[Expr] = []
+        for d in dims:
+            kind = type(d).__name__
+            if kind == "ConstInt":
+                out.append(Const(int(d.value)))
+            else:
+                raise Unsupported(f"a dimension {kind}")  # dynamic dims and composite shapes
+        return tuple(out)
+
+    def tensor_view(self, view: Any, shape: Any) -> Expr:
+        """`PrintTensorView`: `pl.TensorView(valid_shape=..., stride=..., layout=..., pad=...)`,
+        each part only where it is not the default (a view of defaults: `pl.TensorView()`)."""
+        keywords: list[Keyword] = []
+        valid, dims = self.shape(view.valid_shape), self.shape(shape)
+        if valid and valid != dims:
+            keywords.append(Keyword("valid_shape", ListExpr(valid)))
+        layout, pad = view.layout.name, view.pad.name
+        if keywords or view.stride or layout != "ND" or pad != "null":
+            keywords.append(Keyword("stride", ListExpr(self.shape(view.stride))))
+            keywords.append(Keyword("layout", Dotted(f"{P}.TensorLayout.{layout}")))
+            if pad != "null":
+                keywords.append(Keyword("pad", Dotted(f"{P}.PadValue.{pad}")))
+        return Call(f"{P}.TensorView", (), tuple(keywords))
+
+    def memref(self, m: Any, signature: bool) -> Expr:
+        if m.is_pinned_ or m.slot_count_ > 1 or m.slot_index_ is not None:
+            raise Unsupported("a pinned or slotted MemRef")
+        base = m.base_
+        name = self.name(base)
+        bare = not signature and base.unique_id in self.defined and base.unique_id not in self.params
+        ref: Expr = Name(name) if bare else Const(name)
+        return Call(f"{P}.MemRef", (ref, self.expr(m.byte_offset_), Const(int(m.size_))))
+
+    # -------------------------------------------------------------------------- statements
+
+    def function_body(self, body: Any, *, returns_only: bool = False) -> tuple[Stmt, ...]:
+        """A function's statements; `returns_only`: only its top-level returns, where it has one
+        (a kernel, of which the analysis reads no more), else all of them."""
+        ir = self.ir
+        stmts = list(body.stmts) if isinstance(body, ir.SeqStmts) else [body]
+        returns = [s for s in stmts if isinstance(s, (ir.ReturnStmt, ir.YieldStmt))]
+        if returns_only and returns:
+            self.signature = False
+            stmts = returns
+        if not stmts:
+            return (Jump("pass"),)
+        out: list[Stmt] = []
+        for s in stmts:
+            if isinstance(s, ir.YieldStmt):  # a function's yield prints as its return
+                out.append(
+                    Return(tuple(self.expr(v) for v in s.value), comments=self.comments(s), span=_span(s))
+                )
+            else:
+                out.extend(self.block(s))
+        return tuple(out)
+
+    def comments(self, s: Any) -> tuple[str, ...]:
+        return tuple(f"# {line}" for line in s.leading_comments)
+
+    def block(self, s: Any) -> list[Stmt]:
+        """A statement as the printer's `PrintStmtBlock` prints it (a sequence flattened)."""
+        if isinstance(s, self.ir.SeqStmts):
+            return [x for inner in s.stmts for x in self.block(inner)]
+        return [self.stmt(s)]
+
+    def body(self, body: Any, return_vars: list[Any]) -> tuple[Stmt, ...]:
+        """A loop's or branch's body (`VisitStmtBody`): its last yield assigns the results."""
+        self.blocks += 1
+        try:
+            if self.blocks > _MAX_BLOCKS:
+                raise Unsupported("statements nested deep")
+            return self.nested_body(body, return_vars)
+        finally:
+            self.blocks -= 1
+
+    def nested_body(self, body: Any, return_vars: list[Any]) -> tuple[Stmt, ...]:
+        ir = self.ir
+        if isinstance(body, ir.SeqStmts) and len(body.stmts) == 1:
+            return self.body(body.stmts[0], return_vars)
+        if isinstance(body, ir.YieldStmt):
+            return (self.yield_(body, return_vars),)
+        if isinstance(body, ir.SeqStmts):
+            stmts = list(body.stmts)
+            if not stmts:
+                return (Jump("pass"),)
+            out: list[Stmt] = []
+            for i, s in enumerate(stmts):
+                if isinstance(s, ir.YieldStmt):
+                    out.append(self.yield_(s, return_vars if i == len(stmts) - 1 else []))
+                else:
+                    out.extend(self.block(s))
+            return tuple(out)
+        if isinstance(body, ir.RuntimeScopeStmt) and not body.manual:
+            inner = self.body(body.body, return_vars)
+            return (With(_scope(False), None, inner, comments=self.comments(body), span=_span(body)),)
+        return tuple(self.block(body))
+
+    def yield_(self, s: Any, return_vars: list[Any]) -> Stmt:
+        values = tuple(self.expr(v) for v in s.value)
+        call = Call(f"{P}.yield_", values, span=_span(s))
+        comments = self.comments(s)
+        if not values or not return_vars:
+            return ExprStmt(call, comments=comments, span=_span(s))
+        names = tuple(self.bind(v) for v in return_vars)
+        typed = self.type(return_vars[0].type) if len(return_vars) == 1 else None
+        return Assign(names, typed, call, comments=comments, span=_span(s))
+
+    def stmt(self, s: Any) -> Stmt:
+        span, comments = _span(s), self.comments(s)
+        kind = type(s).__name__
+        if kind == "AssignStmt":
+            self.signature = False
+            name = self.bind(s.var)
+            value = self.expr(s.value)
+            return Assign((name,), self.type(s.var.type), value, comments=comments, span=span)
+        if kind == "EvalStmt":
+            return ExprStmt(self.expr(s.expr), comments=comments, span=span)
+        if kind == "ReturnStmt":
+            return Return(tuple(self.expr(v) for v in s.value), comments=comments, span=span)
+        if kind == "YieldStmt":
+            return self.yield_(s, [])
+        if kind == "ForStmt":
+            return self.for_(s, comments, span)
+        if kind == "IfStmt":
+            cond = self.expr(s.condition)
+            then = self.body(s.then_body, list(s.return_vars))
+            orelse = self.body(s.else_body, list(s.return_vars)) if s.else_body is not None else ()
+            return If(cond, then, orelse, comments=comments, span=span)
+        if kind == "RuntimeScopeStmt":
+            self.blocks += 1  # a scope's body prints as a block: no yield becomes an assignment
+            try:
+                inner = tuple(self.block(s.body))
+            finally:
+                self.blocks -= 1
+            return With(_scope(s.manual), None, inner, comments=comments, span=span)
+        if kind in ("BreakStmt", "ContinueStmt") and not self.loops:
+            raise Unsupported("a jump outside a loop")
+        if kind == "BreakStmt":
+            return Jump("break", comments=comments, span=span)
+        if kind == "ContinueStmt":
+            return Jump("continue", comments=comments, span=span)
+        raise Unsupported(f"statement {kind}")
+
+    def for_(self, s: Any, comments: tuple[str, ...], span: Span) -> Stmt:
+        kind = s.kind.name
+        if kind not in ("Sequential", "Parallel", "Unroll") or s.attrs:
+            raise Unsupported(f"a {kind} loop or loop attributes")
+        index = self.bind(s.loop_var)
+        iter_args = list(s.iter_args)
+        carried = tuple(self.bind(a) for a in iter_args)
+        start, stop, step = s.start, s.stop, s.step
+        bounds: list[Expr]
+        if _index_const(start, 0) and _index_const(step, 1):
+            bounds = [self.expr(stop)]
+        elif _index_const(step, 1):
+            bounds = [self.expr(start), self.expr(stop)]
+        else:
+            bounds = [self.expr(start), self.expr(stop), self.expr(step)]
+        keywords: tuple[Keyword, ...] = ()
+        if iter_args:
+            from legalog.ir.model import TupleExpr
+
+            inits = TupleExpr(tuple(self.expr(a.initValue) for a in iter_args))
+            keywords = (Keyword("init_values", inits),)
+        func = {"Sequential": "range", "Parallel": "parallel", "Unroll": "unroll"}[kind]
+        iterable = Call(f"{P}.{func}", tuple(bounds), keywords)
+        self.loops += 1
+        try:
+            body = self.body(s.body, list(s.return_vars))
+        finally:
+            self.loops -= 1
+        return For(index, carried, bool(iter_args), iterable, body, comments=comments, span=span)
+
+    # ------------------------------------------------------------------------- expressions
+
+    def expr(self, e: Any) -> Expr:
+        reader = self.exprs.get(type(e).__name__)
+        if reader is None:
+            raise Unsupported(f"expression {type(e).__name__}")
+        self.depth += 1
+        try:
+            if self.depth > _MAX_DEPTH:
+                raise Unsupported("an expression nested deep")
+            return reader(e)
+        finally:
+            self.depth -= 1
+
+    def var(self, e: Any) -> Expr:
+        self.used.add(e.unique_id)
+        return Name(self.name(e), span=_span(e))
+
+    def const_int(self, e: Any) -> Expr:
+        dtype = _dtype(e.dtype)
+        value = int(e.value)
+        if dtype == "INDEX" and not self.typed_index:
+            return Const(value, span=_span(e))
+        return Const(value, dtype, span=_span(e))
+
+    def const_float(self, e: Any) -> Expr:
+        from pypto.pypto_core import DataType
+
+        value = _float(float(e.value))
+        if e.dtype.code() == DataType.DEFAULT_CONST_FLOAT.code():
+            return Const(value, span=_span(e))
+        return Const(value, _dtype(e.dtype), span=_span(e))
+
+    def cast(self, e: Any) -> Expr:
+        if type(e.type).__name__ != "ScalarType":
+            raise Unsupported("a cast to a non-scalar type")
+        target = Dotted(f"{P}.{_dtype(e.type.dtype)}")
+        return Call(f"{P}.cast", (self.expr(e.operand), target), span=_span(e))
+
+    def neg(self, e: Any) -> Expr:
+        operand = self.expr(e.operand)
+        if isinstance(operand, Const) and operand.dtype is None and isinstance(operand.value, (int, float)):
+            return Const(-operand.value, span=_span(e))
+        return UnaryOp("-", operand, span=_span(e))
+
+    def binary(self, op: Any, e: Any) -> Expr:
+        with self.pure_constants(e):
+            return BinOp(op, self.expr(e.left), self.expr(e.right), span=_span(e))
+
+    def compare(self, op: Any, e: Any) -> Expr:
+        with self.pure_constants(e):
+            return Compare(op, self.expr(e.left), self.expr(e.right), span=_span(e))
+
+    def bool_op(self, op: Any, e: Any) -> Expr:
+        with self.pure_constants(e):
+            return BoolOp(op, (self.expr(e.left), self.expr(e.right)), span=_span(e))
+
+    def pure_constants(self, e: Any) -> _Typed:
+        """`PrintBinaryOp`: a tree of integer constants only prints them typed."""
+        return _Typed(self, self.typed_index or _const_tree(e))
+
+    def function_op(self, name: str, e: Any) -> Expr:
+        return Call(f"{P}.{name}", (self.expr(e.left), self.expr(e.right)), span=_span(e))
+
+    def call(self, e: Any) -> Expr:
+        ir = self.ir
+        op = e.op
+        args = tuple(self.expr(a) for a in e.args)
+        if isinstance(op, ir.GlobalVar):
+            return Call(f"self.{op.name}", args, self.call_attrs(e), span=_span(e))
+        name = op.name
+        if name in ("tile.full", "tensor.full") and len(e.args) >= 2 and not e.attrs:
+            return self.full(name, e)
+        deps: tuple[Keyword, ...] = ()
+        if name == "system.task_dummy":
+            deps, attrs = self.task_deps(e)
+        else:
+            attrs = dict(e.attrs)
+        if "." not in name or name in _SPECIAL_OPS or name.startswith("pld.") or attrs:
+            raise Unsupported(f"op {name}")
+        if name.rsplit(".", 1)[-1] in ("and", "or", "not", "xor"):
+            raise Unsupported(f"op {name}")
+        if name in ("tile.alloc", "tensor.alloc") and e.args and type(e.args[0]).__name__ == "ConstInt":
+            space = ir.MemorySpace(int(e.args[0].value))
+            args = (Dotted(f"{P}.Mem.{space.name}"), *args[1:])
+        keywords = tuple(Keyword(k, self.attr_value(k, v)) for k, v in e.kwargs.items())
+        return Call(f"{P}.{name}", args, deps + keywords, span=_span(e))
+
+    def task_deps(self, e: Any) -> tuple[tuple[Keyword, ...], dict[str, Any]]:
+        """`system.task_dummy`: its manual dependency edges print as `deps=[...]` (always), and
+        its `dummy_task` attribute not at all; the attributes left."""
+        attrs = dict(e.attrs)
+        edges = attrs.pop("manual_dep_edges", None) or []
+        attrs.pop("dummy_task", None)
+        return (Keyword("deps", ListExpr(tuple(self.var(v) for v in edges if v is not None))),), attrs
+
+    def full(self, name: str, e: Any) -> Expr:
+        """`pl.tensor.full(shape, dtype=pl.DT, value=v)`: a constant value prints bare."""
+        shape, value = e.args[0], e.args[1]
+        keywords: list[Keyword] = []
+        if "dtype" in e.kwargs:
+            keywords.append(Keyword("dtype", Dotted(f"{P}.{_dtype(e.kwargs['dtype'])}")))
+        kind = type(value).__name__
+        if kind == "ConstFloat":
+            printed: Expr = Const(_float(float(value.value)), span=_span(value))
+        elif kind == "ConstInt":
+            printed = Const(int(value.value), span=_span(value))
+        else:
+            printed = self.expr(value)
+        keywords.append(Keyword("value", printed))
+        return Call(f"{P}.{name}", (self.expr(shape),), tuple(keywords), span=_span(e))
+
+    def submit(self, e: Any) -> Expr:
+        """`pl.submit(self.k, ...)` / `pl.spmd_submit(self.k, ..., core_num=n)`."""
+        if not isinstance(e.op, self.ir.GlobalVar) or e.kwargs:
+            raise Unsupported("a launch of an op")
+        args = (Dotted(f"self.{e.op.name}"), *(self.expr(a) for a in e.args))
+        keywords: list[Keyword] = []
+        if e.deps:
+            keywords.append(Keyword("deps", ListExpr(tuple(self.expr(d) for d in e.deps))))
+        if e.core_num is not None:
+            keywords.append(Keyword("core_num", self.expr(e.core_num)))
+            if e.sync_start:
+                keywords.append(Keyword("sync_start", Const(True)))
+        if e.allow_early_resolve:
+            keywords.append(Keyword("allow_early_resolve", Const(True)))
+        if e.predicate is not None:
+            keywords.append(Keyword("predicate", self.expr(e.predicate)))
+        keywords.extend(self.call_attrs(e))
+        func = f"{P}.spmd_submit" if e.core_num is not None else f"{P}.submit"
+        return Call(func, args, tuple(keywords), span=_span(e))
+
+    def call_attrs(self, e: Any) -> tuple[Keyword, ...]:
+        attrs = dict(e.attrs)
+        directions = attrs.pop("arg_directions", None)
+        if attrs:
+            raise Unsupported(f"call attributes {sorted(attrs)}")
+        if not directions:
+            return ()
+        names = tuple(Dotted(f"{P}.adir.{_ADIR[d.name]}") for d in directions)
+        return (Keyword("attrs", DictExpr((Const("arg_directions"),), (ListExpr(names),))),)
+
+    def attr_value(self, key: str, value: Any) -> Expr:
+        from pypto.pypto_core import DataType
+
+        ir = self.ir
+        if isinstance(value, bool):
+            return Const(value)
+        if isinstance(value, int):
+            if key in _ENUM_KEYWORDS:
+                raise Unsupported(f"keyword {key}")
+            return Const(value)
+        if isinstance(value, float):
+            return Const(_float(value))
+        if isinstance(value, str):
+            return Const(value)
+        if isinstance(value, DataType):
+            return Dotted(f"{P}.{_dtype(value)}")
+        if isinstance(value, ir.MemorySpace):
+            return Dotted(f"{P}.Mem.{value.name}")
+        for enum in ("TensorLayout", "TileLayout", "PadValue"):
+            if isinstance(value, getattr(ir, enum)):
+                return Dotted(f"{P}.{enum}.{value.name}")
+        raise Unsupported(f"keyword {key} of {type(value).__name__}")
+
+
+_ADIR = {
+    "Input": "input",
+    "Output": "output",
+    "OutputExisting": "output_existing",
+    "InOut": "inout",
+    "NoDep": "no_dep",
+    "Scalar": "scalar",
+}
+
+
+class _Typed:
+    """Within: integer constants print typed (`pl.const(v, pl.INDEX)`)."""
+
+    def __init__(self, reader: _Reader, typed: bool) -> None:
+        self.reader, self.typed = reader, typed
+
+    def __enter__(self) -> None:
+        self.saved = self.reader.typed_index
+        self.reader.typed_index = self.typed
+
+    def __exit__(self, *_: object) -> None:
+        self.reader.typed_index = self.saved
+
+
+def _scope(manual: bool) -> Call:
+    """`with pl.scope():` / `with pl.scope(mode=pl.ScopeMode.MANUAL):`"""
+    mode = (Keyword("mode", Dotted(f"{P}.ScopeMode.MANUAL")),) if manual else ()
+    return Call(f"{P}.scope", (), mode)
+
+
+def _index_const(e: Any, value: int) -> bool:
+    return type(e).__name__ == "ConstInt" and int(e.value) == value and _dtype(e.dtype) == "INDEX"
+
+
+def _const_tree(e: Any) -> bool:
+    """`IsPureConstIntTree`: only integer constants under binary operators."""
+    kind = type(e).__name__
+    if kind == "ConstInt":
+        return True
+    if kind in _BINARY or kind in _COMPARE or kind in ("Min", "Max", "And", "Or"):
+        return _const_tree(e.left) and _const_tree(e.right)
+    return False
