@@ -3,6 +3,7 @@ beside the clone.  Runs without PyPTO (nothing here imports it)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,4 +36,7 @@ def test_without_the_variable_an_installed_pypto_is_used(
     (tmp_path / "pypto" / "__init__.py").write_text("")
     monkeypatch.delenv("LEGALOG_PYPTO", raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
+    # find_spec answers from sys.modules for a package already imported (an earlier test of the
+    # session may have loaded the real PyPTO): this test asks what a fresh process would find
+    monkeypatch.delitem(sys.modules, "pypto", raising=False)
     assert pypto_oracle.pypto_folder() == tmp_path
