@@ -470,7 +470,13 @@ def load(rules: RuleProgram) -> _Module:
         disk_cache.write_bytes(k, ".py", text.encode())
         disk_cache.write_bytes(k, ".code", marshal.dumps(code))
     namespace: dict[str, Any] = {}
-    exec(code, namespace)  # our own generated code, never an input's
+    # The one exec in legalog, and why it is safe: the code is generated from legalog's own rule
+    # files (packaged, or a caller's own RuleProgram), never from a dump or any input a user checks;
+    # a rule's names are identifiers the rule language's ast reader accepted and its constants are
+    # str/int written with repr, so no text reaches the module except as a literal; facts arrive
+    # only as data at evaluation.  Code read back from the cache folder is used only when its
+    # checksum holds and no other user can write there (disk_cache, docs/input-safety.md).
+    exec(code, namespace)
     return _Module(namespace["RULES"], namespace["COMPONENTS"])
 
 
