@@ -24,10 +24,9 @@ PyPTO stays optional: nothing here imports it (or torch) before a pass is made o
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from legalog.passes import GRAPH, SPMD
@@ -302,14 +301,14 @@ def _transform(
         stage=stage,
         verify=_verifying(),
     )
-    # The objects read as the model, unprinted, where legalog.ir.objects knows every node; a
-    # rejection is analysed again on the printing, whose positions its message and the user's
-    # source lines are found by (the rejection is the same: the two readings agree).
+    # The objects read as the model, unprinted, where legalog.ir.objects knows every node.
     read = stage("objects", lambda: _read_objects(program, kernels))
     if read is not None:
         analysis = analyze(read)
         if analysis.status == "legal":
             return program
+        if analysis.status == "rejected":  # the model's positions are the objects' spans: the user's
+            raise _rejected(name, program, analysis.errors, [_span_of(program, d) for d in analysis.errors])
         if analysis.status == "rewritten":
 
             def whole() -> pipeline.Analysis:  # only where the changed functions cannot be parsed alone
@@ -326,17 +325,18 @@ def _transform(
     if analysis.status == "error":  # legalog cannot read PyPTO's own printing: legalog's failure
         import pypto
 
+        lines = text.splitlines()
+        unread = [f"  {d.code} at line {d.line}:{d.column}: {d.message}" for d in analysis.errors]
+        quoted = [
+            f"      {d.line} | {lines[d.line - 1].strip()[:200]}"
+            for d in analysis.errors[:1]
+            if 0 < d.line <= len(lines)
+        ]
         raise pypto.InternalError(
-            _message(f"{name} (legalog) cannot read the printed program", analysis.errors, text)
+            "\n".join([f"{name} (legalog) cannot read the printed program:", *unread, *quoted])
         )
     if analysis.status == "rejected":
-        sources = _user_sources(program, analysis.errors, text)
-        raise _rejection_type()(
-            name,
-            analysis.errors,
-            sources,
-            _message(f"{name} (legalog) rejects the program", analysis.errors, text, sources),
-        )
+        raise _rejected(name, program, analysis.errors, _user_spans(program, analysis.errors, text))
     if analysis.status == "legal":
         return program  # nothing changed: keep PyPTO's own nodes and spans
     return stage("rebuild", lambda: _rebuild(name, analysis, program, lambda: analyze(text)))
@@ -428,54 +428,115 @@ def _rejection_class(base: type[Exception]) -> type[Exception]:
 
     doc = (
         "A legalog pass rejected the program. `diagnostics` are legalog's (code, function, line, "
-        "column, message); lines count in the pass's printed input. `sources` holds, for each, where "
-        "it is in the user's own code (`file:line:column`, the span PyPTO keeps on the statement "
-        "that binds its subject, else on its function), or None where PyPTO kept none. A "
-        "`pypto.pypto_core.ValueError`, as PyPTO's own passes raise on a program they reject "
+        "column, message), each placed where it is in the user's own code: the line and column of the "
+        "span PyPTO keeps on the node (the statement that binds its subject, else its function), 0:0 "
+        "where PyPTO kept none. `sources` holds, for each, that place as `file:line:column`, or None. "
+        "A `pypto.pypto_core.ValueError`, as PyPTO's own passes raise on a program they reject "
         "(without PyPTO, where no pass can run, a plain ValueError)."
     )
     return type("PassRejected", (base,), {"__init__": init, "__doc__": doc, "__module__": __name__})
 
 
-def _message(
-    headline: str, errors: tuple[Diagnostic, ...], text: str, sources: tuple[str | None, ...] = ()
-) -> str:
-    """One line per diagnostic (code, function, line:column, message), where it is in the user's
-    source when PyPTO knows, and the printed line it names."""
-    lines = text.splitlines()
-    out = [f"{headline}: {len(errors)} error{'s' if len(errors) != 1 else ''}"]
-    for d, source in itertools.zip_longest(errors, sources[: len(errors)]):
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a finding is in the user's own source: the file PyPTO's span names, line, column."""
+
+    filename: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.column}"
+
+
+def _rejected(
+    name: str, program: Any, errors: tuple[Diagnostic, ...], places: Sequence[_Place | None]
+) -> Exception:
+    """`PassRejected` for `errors`, each moved to its place in the user's source (0:0 where PyPTO
+    kept no span), its message quoting that line where the file is readable."""
+    located = tuple(
+        replace(d, line=p.line, column=p.column) if p is not None else replace(d, line=0, column=0)
+        for d, p in zip(errors, places, strict=True)
+    )
+    sources = tuple(str(p) if p is not None else None for p in places)
+    return _rejection_type()(name, located, sources, _message(name, located, places))
+
+
+def _message(name: str, errors: tuple[Diagnostic, ...], places: Sequence[_Place | None]) -> str:
+    """One line per diagnostic (code, function, where it is in the user's source, message) and
+    the source line it names, when the file can be read."""
+    import linecache
+
+    out = [f"{name} (legalog) rejects the program: {len(errors)} error{'s' if len(errors) != 1 else ''}"]
+    for d, place in zip(errors, places, strict=True):
         where = f"in `{d.function}` " if d.function else ""
-        out.append(f"  {d.code} {where}at line {d.line}:{d.column}: {d.message}")
-        if source is not None:
-            out.append(f"      in your source: {source}")
-        if 1 < d.line <= len(lines):  # line 1 is the header; the verifier's findings point there
-            out.append(f"      {d.line} | {lines[d.line - 1].strip()[:200]}")
+        at = f"at {place}" if place is not None else "(PyPTO kept no span for it)"
+        out.append(f"  {d.code} {where}{at}: {d.message}")
+        if place is not None and (line := linecache.getline(place.filename, place.line).strip()):
+            out.append(f"      {place.line} | {line[:200]}")
     return "\n".join(out)
 
 
-def _user_sources(program: Any, errors: tuple[Diagnostic, ...], text: str) -> tuple[str | None, ...]:
-    """Where each diagnostic is in the code the user wrote: PyPTO keeps a span (file, line,
-    column) on every node it built from a DSL source, and the printed IR legalog read has lost
-    them.  The subject of a diagnostic, or else the name the printed line it points at binds (a
-    launch's result), is a name the printed function binds, so the statement binding it (or the
-    parameter, or the loop variable) is found by that name; anything else is placed at its
-    function."""
+def _span_of(program: Any, d: Diagnostic) -> _Place | None:
+    """The place of a finding made on the model read from `program`'s objects: its line and
+    column are already the node's span; the file is its function's (else the program's)."""
+    fn = program.get_function(d.function) if d.function else None
+    span = (fn or program).span
+    if d.line <= 0 or not span.is_valid():
+        return None
+    return _Place(span.filename, d.line, d.column)
+
+
+def _user_spans(program: Any, errors: tuple[Diagnostic, ...], text: str) -> list[_Place | None]:
+    """Where each diagnostic made on PyPTO's printing (`text`) is in the code the user wrote:
+    PyPTO keeps a span (file, line, column) on every node it built from a DSL source, and the
+    printed IR has lost them.  A finding on a printed line that binds a name is at the assignment
+    that line prints: the k-th assignment of that name in the function, as the line is the k-th
+    printed one (a name may be bound again outside SSA form); else at the binding of its subject;
+    else at its function."""
     lines = text.splitlines()
-    bound: dict[str, dict[str, Any]] = {}  # function -> printed name -> the span of its binding
-    out: list[str | None] = []
+    out: list[_Place | None] = []
     for d in errors:
         fn = program.get_function(d.function) if d.function else None
         if fn is None:
             out.append(None)
             continue
-        if fn.name not in bound:
-            bound[fn.name] = _binding_spans(fn)
-        printed = _BINDING.match(lines[d.line - 1]) if 0 < d.line <= len(lines) else None
-        names = [d.subject, printed.group(1) if printed else None]
-        span = next((bound[fn.name][n] for n in names if n in bound[fn.name]), fn.span)
-        out.append(f"{span.filename}:{span.begin_line}:{span.begin_column}" if span.is_valid() else None)
-    return tuple(out)
+        span = _printed_assignment(fn, lines, d.line) or _binding_spans(fn).get(d.subject or "") or fn.span
+        out.append(_Place(span.filename, span.begin_line, span.begin_column) if span.is_valid() else None)
+    return out
+
+
+def _printed_assignment(fn: Any, lines: list[str], line: int) -> Any | None:
+    """The span of the assignment printed at `line` (1-based) of `lines`, in `fn`; None when that
+    line prints none."""
+    if not 0 < line <= len(lines) or (bound := _assigned(lines[line - 1])) is None:
+        return None
+    start = next((k for k in range(line - 1, -1, -1) if _DEF.match(lines[k])), 0)
+    nth = sum(_assigned(lines[k]) == bound for k in range(start, line - 1))
+    spans = _assignment_spans(fn).get(bound, [])
+    return spans[nth] if nth < len(spans) else None
+
+
+def _assigned(line: str) -> str | None:
+    """The one name a printed line assigns (`name: type = value`, `name = value`), but a branch's
+    or loop's `pl.yield_`, which prints no assignment of its own."""
+    bound = _BINDING.match(line)
+    return bound.group(1) if bound and "yield_(" not in line else None
+
+
+def _assignment_spans(fn: Any) -> dict[str, list[Any]]:
+    """Name -> the spans of the assignments binding it in `fn`, in the order they are printed."""
+    from pypto.pypto_core import ir
+
+    spans: dict[str, list[Any]] = {}
+
+    class Assignments(ir.IRVisitor):
+        def visit_assign_stmt(self, op: Any) -> None:
+            spans.setdefault(op.var.name_hint, []).append(op.span)
+            super().visit_assign_stmt(op)
+
+    Assignments().visit_stmt(fn.body)
+    return spans
 
 
 @functools.cache

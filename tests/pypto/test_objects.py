@@ -4,8 +4,8 @@ For every dump of ../shared PyPTO's parser reads (the corpus and the reference i
 pass: the scan of the objects finds work wherever the text analysis decides anything (a pass it
 finds nothing for is legal with no finding); the pass returns the input object when legalog finds
 it legal; a rewrite is made by parsing only the changed functions, and is `ir.structural_equal`
-to `pl.parse` of the whole printed rewrite; a rejection carries the text analysis's diagnostics
-(the pass reads no kernel body beyond its returns: its positions are still those of the text).
+to `pl.parse` of the whole printed rewrite; a rejection carries the text analysis's diagnostics,
+placed where the dump itself has them (the spans PyPTO keeps on the nodes).
 """
 
 from __future__ import annotations
@@ -51,6 +51,14 @@ def read(pypto: SimpleNamespace) -> Callable[[Path], Any]:
     return program
 
 
+def _objects_read(program: Any) -> bool:
+    try:
+        read_program(program, returns_only=kernel_names(program))
+    except Unsupported:
+        return False
+    return True
+
+
 def _ids(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 
@@ -79,8 +87,22 @@ def test_the_pass_on_objects_is_legalog_on_their_printing(
         if analysis.status == "rejected":
             with pytest.raises(lp.PassRejected) as caught:
                 PASSES[pass_name]()(program)
-            found = [(d.code, d.function, d.line, d.column, d.message) for d in caught.value.diagnostics]
-            assert found == [(d.code, d.function, d.line, d.column, d.message) for d in analysis.errors]
+            err = caught.value
+            # in the order of their places, which the printing may not keep (functions reordered)
+            found = sorted((d.code, d.function, d.subject, d.message) for d in err.diagnostics)
+            assert found == sorted((d.code, d.function, d.subject, d.message) for d in analysis.errors)
+            # placed in the user's source, here the dump PyPTO parsed
+            assert err.sources == tuple(f"{path.name}:{d.line}:{d.column}" for d in err.diagnostics)
+            assert all(d.line > 0 for d in err.diagnostics)
+            on_dump = legalog.analyze(path.read_text(), passes=(pass_name,)).errors
+            if _objects_read(program) and sorted(d.code for d in on_dump) == sorted(
+                code for code, *_ in found
+            ):
+                # read from the objects, a finding is at its node's own span: where legalog
+                # reading the dump itself places it
+                assert sorted((d.code, d.function, d.line) for d in err.diagnostics) == sorted(
+                    (d.code, d.function, d.line) for d in on_dump
+                )
             return
         out = PASSES[pass_name]()(program)
     if analysis.status == "legal":
