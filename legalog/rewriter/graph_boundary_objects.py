@@ -185,6 +185,7 @@ def _extender() -> type:
             super().__init__()
             self.sites, self.originals = sites, originals
             self.next = 0
+            self.names: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
         def visit_seq_stmts(self, op: Any) -> Any:
             out: list[Any] = []
@@ -200,13 +201,16 @@ def _extender() -> type:
             return ir.SeqStmts(out, op.span) if changed else op
 
         def visit_assign_stmt(self, op: Any) -> Any:
-            return self.alone(op) or super().visit_assign_stmt(op)
+            self.alone(op)
+            return super().visit_assign_stmt(op)
 
         def visit_eval_stmt(self, op: Any) -> Any:
-            return self.alone(op) or super().visit_eval_stmt(op)
+            self.alone(op)
+            return super().visit_eval_stmt(op)
 
         def visit_return_stmt(self, op: Any) -> Any:
-            return self.alone(op) or super().visit_return_stmt(op)
+            self.alone(op)
+            return super().visit_return_stmt(op)
 
         def visit_submit(self, op: Any) -> Any:
             if isinstance(op.op, ir.GlobalVar) and op.op.name in self.originals:
@@ -242,7 +246,10 @@ def _extender() -> type:
                     raise Unsupported(
                         f"call site {site.index} calls `{value.op.name}`, the plan `{site.callee}`"
                     )
-                return _extend_call(value, site, self.originals[site.callee], prelude, ir)
+                graph = self.originals[site.callee]
+                if site.callee not in self.names:  # found once for all the Graph's call sites here
+                    self.names[site.callee] = (_definitions(graph, ir), _assignments(graph))
+                return _extend_call(value, site, graph, self.names[site.callee], prelude, ir)
 
             if isinstance(stmt, ir.AssignStmt):
                 new = ir.AssignStmt(stmt.var, extend(stmt.value), stmt.span)
@@ -266,14 +273,21 @@ def _values(stmt: Any, ir: Any) -> list[Any]:
     return []
 
 
-def _extend_call(call: Any, site: CallSite, graph: Any, prelude: list[Any], ir: Any) -> Any:
+def _extend_call(
+    call: Any,
+    site: CallSite,
+    graph: Any,
+    graph_names: tuple[dict[str, Any], dict[str, Any]],
+    prelude: list[Any],
+    ir: Any,
+) -> Any:
     """`call` with the site's locals as arguments (their bindings appended to `prelude`)."""
     from pypto.language import arg_direction
 
-    names = _definitions(graph, ir)
+    names, assigns = graph_names
     locals_: dict[str, Any] = {}
     for local in site.locals:
-        stmt = _binding(names, local, graph)
+        stmt = _binding(assigns, local, graph)
         seeds = [(_var(names, n, graph.name), _argument(call, k, local)) for n, k in local.from_args]
         seeds += [(_var(names, n, graph.name), locals_[v]) for n, v in local.from_locals]
         clone, _ = ir.deep_clone(stmt, seeds)
@@ -291,8 +305,8 @@ def _extend_call(call: Any, site: CallSite, graph: Any, prelude: list[Any], ir: 
     return ir.Call(call.op, args, call.kwargs, attrs, call.type, call.span)
 
 
-def _binding(names: Mapping[str, Any], local: HoistedLocal, graph: Any) -> Any:
-    stmt = _assignments(graph).get(local.hoisted)
+def _binding(assigns: Mapping[str, Any], local: HoistedLocal, graph: Any) -> Any:
+    stmt = assigns.get(local.hoisted)
     if stmt is None:
         raise Unsupported(f"`{local.hoisted}` is no single assignment in `{graph.name}`")
     return stmt
