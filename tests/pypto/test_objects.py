@@ -10,7 +10,6 @@ to `pl.parse` of the whole printed rewrite; a rejection carries the text analysi
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -35,20 +34,6 @@ DUMPS = sorted(
     ]
 )
 PASSES = {"graph": lp.legalize_graph_boundary, "spmd": lp.legalize_spmd_launches}
-
-
-@pytest.fixture(scope="module")
-def read(pypto: SimpleNamespace) -> Callable[[Path], Any]:
-    """The dump as PyPTO's parser reads it, or None where it refuses it."""
-
-    @functools.cache
-    def program(path: Path) -> Any:
-        try:
-            return pypto.pl.parse(path.read_text(), filename=path.name)
-        except Exception:  # a dump PyPTO refuses is no input of a PyPTO pass
-            return None
-
-    return program
 
 
 def _ids(path: Path) -> str:
