@@ -1,7 +1,8 @@
 """The two passes as objects, in the order PyPTO's pipeline runs them.
 
 Each pass names what it evaluates (its rule files, and the relations without a row of which it
-has nothing to do: `rules/programs.py`), how it decides, how it rewrites, and where it sits among
+has nothing to do: `rules/programs.py`), how it decides, how it plans its rewrite and applies the
+plan to legalog's model, and where it sits among
 PyPTO's passes (the specification's "Position in the pipeline"); its verifier is the one
 `analyzer/verifier.py` keeps under its name.  `PIPELINE` is the one list of them:
 `pipeline.analyze` loops over it, the benchmark's stages and the PyPTO adapters
@@ -21,7 +22,7 @@ from legalog.analyzer.graph import GraphDecision, graph_decisions
 from legalog.analyzer.spmd import SpmdOutcome, decide_launches
 from legalog.extractor.lower import Lowering
 from legalog.ir.model import Program
-from legalog.rewriter.graph_boundary import legalize_graphs
+from legalog.rewriter.graph_boundary import GraphPlan, apply_graph_plan, plan_graphs
 from legalog.rewriter.spmd_guard import guard_launches
 from legalog.rules.engine import Derived
 from legalog.rules.programs import RULES_OF, PassRules
@@ -39,6 +40,7 @@ class Decided(Protocol):
 
 
 D = TypeVar("D", bound=Decided)
+P = TypeVar("P")  # a pass's plan: its rewrite, every choice made, for any applier to obey
 
 
 @dataclass(frozen=True)
@@ -54,14 +56,21 @@ def _decide_graphs(program: Program, lowering: Lowering, derived: Derived) -> Gr
     return GraphOutcome(decisions, tuple(derived_findings(program, lowering, derived)))
 
 
-def _legalize_graphs(program: Program, outcome: GraphOutcome) -> Program:
-    return legalize_graphs(program, outcome.decisions)
+def _plan_graphs(program: Program, outcome: GraphOutcome) -> GraphPlan:
+    return plan_graphs(program, outcome.decisions)
+
+
+def _launches(program: Program, outcome: SpmdOutcome) -> SpmdOutcome:
+    """LegalizeSpmdLaunches' plan: its decisions as they are (`guard_launches` applies them)."""
+    return outcome
 
 
 @dataclass(frozen=True)
-class Pass(Generic[D]):
-    """One pass: `decide` reads the rules' rows (`rules` says which files give them), `rewrite`
-    obeys the decisions, and `verifier.POSTCONDITIONS[name]` judges the rewritten program (through
+class Pass(Generic[D, P]):
+    """One pass: `decide` reads the rules' rows (`rules` says which files give them), `plan` makes
+    every choice of the rewrite the decisions ask for, `apply` obeys the plan on legalog's model
+    (another applier may obey it on PyPTO's objects: `Analysis.plans` keeps it), and
+    `verifier.POSTCONDITIONS[name]` judges the rewritten program (through
     `analyzer.verifier.verify`, which `validate` calls too, below this room).  `stage` is the name
     `analyze` times its decisions under; `after` and `before` are where it sits among PyPTO's
     passes."""
@@ -69,7 +78,8 @@ class Pass(Generic[D]):
     name: PassName
     rules: PassRules
     decide: Callable[[Program, Lowering, Derived], D]
-    rewrite: Callable[[Program, D], Program]
+    plan: Callable[[Program, D], P]
+    apply: Callable[[Program, P], Program]
     stage: str
 
     @property
@@ -92,9 +102,13 @@ class Pass(Generic[D]):
         return cast("D | None", decided.get(self.name))
 
 
-SPMD: Pass[SpmdOutcome] = Pass("spmd", RULES_OF["spmd"], decide_launches, guard_launches, "launches")
-GRAPH: Pass[GraphOutcome] = Pass("graph", RULES_OF["graph"], _decide_graphs, _legalize_graphs, "decide")
+SPMD: Pass[SpmdOutcome, SpmdOutcome] = Pass(
+    "spmd", RULES_OF["spmd"], decide_launches, _launches, guard_launches, "launches"
+)
+GRAPH: Pass[GraphOutcome, GraphPlan] = Pass(
+    "graph", RULES_OF["graph"], _decide_graphs, _plan_graphs, apply_graph_plan, "decide"
+)
 
 # In PyPTO's order: LegalizeSpmdLaunches runs first; its guards touch only Orchestration launches,
 # never a Graph call site or body.
-PIPELINE: tuple[Pass[Any], ...] = (SPMD, GRAPH)
+PIPELINE: tuple[Pass[Any, Any], ...] = (SPMD, GRAPH)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
 
 from legalog.analyzer.diagnostics import (
     Diagnostic,
@@ -87,6 +87,10 @@ class Analysis:
     # `versions` the way back to its names, for the functions that were versioned.
     source: Program | None = field(default=None, repr=False, compare=False)
     versions: dict[str, VersionedFunction] = field(default_factory=dict, repr=False, compare=False)
+    # Each pass's plan of its rewrite (`passes.Pass.plan`), by pass name, for the passes that
+    # rewrote: `legalized` is the model applier's result; another applier (PyPTO's objects)
+    # obeys the same plan.  In the names of `program` (SSA form where `versions` says so).
+    plans: dict[PassName, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -244,13 +248,15 @@ def _analyze(
     diagnostics += declined_diagnostics(versions)
     diagnostics += wellformed  # warnings only by now (IR410)
     legalized = None
+    plans: dict[PassName, Any] = {}
     if not any(d.severity == "error" for d in diagnostics):
 
         def rewrite() -> Program:
             rewritten = program
             for p in PIPELINE:
                 if (outcome := decided.get(p.name)) is not None:
-                    rewritten = p.rewrite(rewritten, outcome)
+                    plans[p.name] = plan = p.plan(rewritten, outcome)
+                    rewritten = p.apply(rewritten, plan)
             return rewritten
 
         legalized = stage("rewrite", rewrite)
@@ -287,6 +293,7 @@ def _analyze(
         kept=kept,
         source=read,
         versions=versions,
+        plans=plans,
     )
 
 

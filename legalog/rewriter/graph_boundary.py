@@ -11,15 +11,21 @@ then tensors, so a view's offset can read a scalar's local; the launch gets the 
 parameter order and one `arg_directions` entry each.  Nothing is written inline: codegen takes only a variable or
 a literal as a task argument.  Source: PyPTO's CallSiteExtender, read in
 hw-native-sys/pypto src/ir/transforms/legalize_graph_boundary_pass.cpp.
+
+Every choice is made once, by `plan_graphs`: a `GraphPlan` says what each Graph loses and gains
+and what each call site binds and passes.  Two appliers obey it and decide nothing:
+`apply_graph_plan` on legalog's model (text, dumps) and
+`legalog.rewriter.graph_boundary_objects.apply_graph_plan_to_objects` on PyPTO's objects.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from legalog.analyzer.graph import GraphDecision, HoistedValue, plain_name
+from legalog.analyzer.graph import GraphDecision, plain_name
+from legalog.extractor.lower import type_names
 from legalog.ir.model import (
     Assign,
     Call,
@@ -40,36 +46,187 @@ from legalog.ir.model import (
     Type,
 )
 from legalog.ir.patterns import call_target
-from legalog.ir.transform import bound_names, drop_bindings, expr_names, rename, splice, substitute
+from legalog.ir.transform import (
+    bound_names,
+    drop_bindings,
+    expr_names,
+    rename,
+    splice,
+    substitute,
+    walk_stmts,
+)
 
+# a hoisted value's `pl.adir` member at the call site, by its kind ("scalar") or direction
 _ADIR = {"scalar": "scalar", "InOut": "inout", "In": "input", "Out": "input"}
 
+# ------------------------------------------------------------------------------------- the plan
 
-def legalize_graphs(program: Program, decisions: tuple[GraphDecision, ...]) -> Program:
-    plans = {d.function: d for d in decisions if d.changes_anything}
-    if not plans:
-        return program
+
+@dataclass(frozen=True, slots=True)
+class GraphEdit:
+    """What one Graph loses and gains."""
+
+    function: str
+    dropped: frozenset[str]  # the bindings that go: the hoisted values and the deleted renames
+    aliases: tuple[tuple[str, str], ...]  # (deleted rename, the name its readers get)
+    params: tuple[Param, ...]  # appended after the original signature, in this order
+
+
+@dataclass(frozen=True, slots=True)
+class HoistedLocal:
+    """One hoisted value computed at a call site, bound to a local just before the call.
+
+    `value` and `type` are the Graph's binding in the caller's terms: each Graph name they read
+    is the call's argument for a Graph parameter (`from_args`: name, parameter position) or a
+    local bound before it at this call site (`from_locals`: name, local)."""
+
+    name: str  # `<hoisted>__graph_arg<N>`, fresh in the caller
+    hoisted: str  # the Graph's body variable it computes (the Graph's new parameter)
+    type: Type
+    value: Expr
+    from_args: tuple[tuple[str, int], ...]
+    from_locals: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """One call of a planned Graph and what it gains.  It is the `index`-th call of a planned
+    Graph in `caller`, counting statements in pre-order (nested bodies after the statement that
+    holds them, a `return`'s values left to right), as `graph_calls` walks them."""
+
+    caller: str
+    index: int
+    callee: str
+    locals: tuple[HoistedLocal, ...]  # bound before the call's statement, in this order
+    args: tuple[str, ...]  # the locals the call gets, appended in parameter order
+    directions: tuple[str, ...]  # appended to the call's `arg_directions`, if it has them: `pl.adir` members
+
+
+@dataclass(frozen=True, slots=True)
+class GraphPlan:
+    """LegalizeGraphBoundary's rewrite of one program: every Graph that changes, every call site."""
+
+    graphs: tuple[GraphEdit, ...] = ()
+    calls: tuple[CallSite, ...] = ()
+
+    def sites_in(self, caller: str) -> tuple[CallSite, ...]:
+        """The call sites in `caller`, by their index."""
+        return tuple(c for c in self.calls if c.caller == caller)
+
+
+def plan_graphs(program: Program, decisions: tuple[GraphDecision, ...]) -> GraphPlan:
+    decided = {d.function: d for d in decisions if d.changes_anything}
+    if not decided:
+        return GraphPlan()
+    module_level = frozenset(program.dynamic_dims)
+    edits = {
+        name: GraphEdit(
+            name,
+            frozenset(h.name for h in d.hoisted) | {alias for alias, _ in d.aliases},
+            d.aliases,
+            tuple(
+                Param(h.name, parameter_type(h.type, module_level, program.prefix), h.direction)
+                for h in d.hoisted
+            ),
+        )
+        for name, d in decided.items()
+    }
     originals = {f.name: f for f in program.functions}
     counter = itertools.count()
-    functions = []
+    calls: list[CallSite] = []
     for fn in program.functions:
-        if fn.name in plans:
-            fn = _rewrite_graph(fn, plans[fn.name], program)
-        functions.append(_rewrite_call_sites(fn, plans, originals, counter, program.prefix))
-    return replace(program, functions=tuple(functions))
+        found = list(graph_calls(fn.body, frozenset(decided), program.prefix))
+        if not found:
+            continue
+        if fn.name in edits:  # a Graph calling a Graph: its call sites as its own edit leaves them
+            fn = edit_graph(fn, edits[fn.name])
+            found = list(graph_calls(fn.body, frozenset(decided), program.prefix))
+        taken = bound_names(fn.body) | {p.name for p in fn.params}
+        for index, (call, first_arg, callee) in enumerate(found):
+            calls.append(
+                _call_site(
+                    fn.name, index, call.args[first_arg:], decided[callee], originals[callee], counter, taken
+                )
+            )
+    return GraphPlan(tuple(edits[f.name] for f in program.functions if f.name in edits), tuple(calls))
 
 
-# ------------------------------------------------------------------------------------- the Graph
+def graph_calls(
+    body: tuple[Stmt, ...], planned: frozenset[str], prefix: str
+) -> Iterator[tuple[Call, int, str]]:
+    """Every call of a planned Graph a statement makes (an assignment's value, an expression
+    statement, a `return`'s values), statements in pre-order: the call, the position of its
+    first Graph argument, the Graph."""
+    for stmt in walk_stmts(body):
+        for value in _call_values(stmt):
+            target = call_target(value, prefix) if isinstance(value, Call) else None
+            if target is not None and target.callee in planned:
+                assert isinstance(value, Call)
+                yield value, target.first_arg, target.callee
 
 
-def _rewrite_graph(fn: Function, plan: GraphDecision, program: Program) -> Function:
-    gone = {h.name for h in plan.hoisted} | {alias for alias, _ in plan.aliases}
-    body = rename(drop_bindings(fn.body, gone), dict(plan.aliases))
-    module_level = frozenset(program.dynamic_dims)
-    new_params = tuple(
-        Param(h.name, parameter_type(h.type, module_level, program.prefix), h.direction) for h in plan.hoisted
+def _call_values(stmt: Stmt) -> tuple[Expr, ...]:
+    if isinstance(stmt, (Assign, ExprStmt)):
+        return (stmt.value,)
+    if isinstance(stmt, Return):
+        return stmt.values  # `return self.graph(...)`: a call site as much as an assignment's
+    return ()
+
+
+def _call_site(
+    caller: str,
+    index: int,
+    args: tuple[Expr, ...],
+    plan: GraphDecision,
+    callee: Function,
+    counter: Iterator[int],
+    taken: set[str],
+) -> CallSite:
+    positions = {p.name: k for k, p in enumerate(callee.params)}
+    binding: dict[str, Expr] = {p.name: a for p, a in zip(callee.params, args)}
+    aliases = dict(plan.aliases)
+    links = {name: source for name, source, _ in plan.tensor_links}
+
+    def resolved(name: str) -> str:
+        # Renames and same-buffer rebinds name their source's buffer at the call site too.
+        seen = set()
+        while name not in binding and name not in seen:
+            seen.add(name)
+            name = aliases.get(name) or links.get(name) or name
+        return name
+
+    def lookup(name: str) -> Expr | None:
+        return binding.get(resolved(name))
+
+    locals_of_graph = bound_names(callee.body)
+    local_for: dict[str, str] = {}
+    made: list[HoistedLocal] = []
+    # Scalars first, then tensors, each in definition order: a slice's offset is typically a
+    # Step A scalar, so its binding has to precede the slice (the seed's order; PyPTO's source
+    # interleaves by definition, which the lazy `lookup` above makes unnecessary).
+    for h in sorted(plan.hoisted, key=lambda h: (h.kind != "scalar", h.order)):
+        reads = {n: resolved(n) for n in sorted(expr_names(h.value) | type_names(h.type))}
+        local = _fresh(f"{plain_name(h.name)}__graph_arg{next(counter)}", taken)
+        made.append(
+            HoistedLocal(
+                local,
+                h.name,
+                _caller_type(h.type, lookup, locals_of_graph),
+                substitute(h.value, lookup),
+                tuple((n, positions[r]) for n, r in reads.items() if r in positions and r in binding),
+                tuple((n, local_for[r]) for n, r in reads.items() if r in local_for),
+            )
+        )
+        binding[h.name] = Name(local)
+        local_for[h.name] = local
+    return CallSite(
+        caller,
+        index,
+        callee.name,
+        tuple(made),
+        tuple(local_for[h.name] for h in plan.hoisted),
+        tuple(_ADIR["scalar" if h.kind == "scalar" else h.direction] for h in plan.hoisted),
     )
-    return replace(fn, body=body, params=fn.params + new_params)
 
 
 def parameter_type(t: Type, module_level: frozenset[str], prefix: str) -> Type:
@@ -96,84 +253,6 @@ def _at_offset_zero(extra: Expr, prefix: str) -> Expr:
     return extra
 
 
-# --------------------------------------------------------------------------------- call sites
-
-
-def _rewrite_call_sites(
-    fn: Function,
-    plans: dict[str, GraphDecision],
-    originals: dict[str, Function],
-    counter: Iterator[int],
-    prefix: str,
-) -> Function:
-    taken = bound_names(fn.body) | {p.name for p in fn.params}
-
-    def extended(value: Expr, prelude: list[Stmt]) -> Expr:
-        """`value` with its hoisted arguments when it is a call of a planned Graph (their
-        computations appended to `prelude`), else `value`."""
-        target = call_target(value, prefix) if isinstance(value, Call) else None
-        if target is None or target.callee not in plans:
-            return value
-        assert isinstance(value, Call)
-        callee = target.callee
-        before, call = _extend_call(
-            value, target.first_arg, plans[callee], originals[callee], counter, taken, prefix
-        )
-        prelude.extend(before)
-        return call
-
-    def edit(stmt: Stmt) -> list[Stmt] | None:
-        prelude: list[Stmt] = []
-        if isinstance(stmt, (Assign, ExprStmt)):
-            new: Stmt = replace(stmt, value=extended(stmt.value, prelude))
-        elif isinstance(stmt, Return):
-            # `return self.graph(...)`: a call site as much as an assignment's
-            new = replace(stmt, values=tuple(extended(v, prelude) for v in stmt.values))
-        else:
-            return None
-        return [*prelude, new] if prelude else None
-
-    body = splice(fn.body, edit)
-    return fn if body is fn.body else replace(fn, body=body)
-
-
-def _extend_call(
-    call: Call,
-    first_arg: int,
-    plan: GraphDecision,
-    callee: Function,
-    counter: Iterator[int],
-    taken: set[str],
-    prefix: str,
-) -> tuple[list[Stmt], Call]:
-    binding: dict[str, Expr] = {p.name: a for p, a in zip(callee.params, call.args[first_arg:])}
-    aliases = dict(plan.aliases)
-    links = {name: source for name, source, _ in plan.tensor_links}
-
-    def lookup(name: str) -> Expr | None:
-        # Renames and same-buffer rebinds name their source's buffer at the call site too.
-        seen = set()
-        while name not in binding and name not in seen:
-            seen.add(name)
-            name = aliases.get(name) or links.get(name) or name
-        return binding.get(name)
-
-    locals_of_graph = bound_names(callee.body)
-    prelude: list[Stmt] = []
-    local_for: dict[str, str] = {}
-    # Scalars first, then tensors, each in definition order: a slice's offset is typically a
-    # Step A scalar, so its binding has to precede the slice (the seed's order; PyPTO's source
-    # interleaves by definition, which the lazy `lookup` above makes unnecessary).
-    for h in sorted(plan.hoisted, key=lambda h: (h.kind != "scalar", h.order)):
-        value = substitute(h.value, lookup)
-        local = _fresh(f"{plain_name(h.name)}__graph_arg{next(counter)}", taken)
-        prelude.append(Assign((local,), _caller_type(h.type, lookup, locals_of_graph), value))
-        binding[h.name] = Name(local)
-        local_for[h.name] = local
-    args = call.args + tuple(Name(local_for[h.name]) for h in plan.hoisted)
-    return prelude, replace(call, args=args, kwargs=_extend_directions(call.kwargs, plan.hoisted, prefix))
-
-
 def _caller_type(t: Type, lookup: Callable[[str], Expr | None], graph_locals: set[str]) -> Type:
     """The hoisted value's type in the caller's terms; annotation extras that still name a
     Graph-local (a MemRef offset, say) are dropped: no call site may name one."""
@@ -184,8 +263,72 @@ def _caller_type(t: Type, lookup: Callable[[str], Expr | None], graph_locals: se
     return moved
 
 
+def _fresh(name: str, taken: set[str]) -> str:
+    candidate, k = name, 1
+    while candidate in taken:
+        candidate, k = f"{name}_{k}", k + 1
+    taken.add(candidate)
+    return candidate
+
+
+# --------------------------------------------------------------------------- the model applier
+
+
+def apply_graph_plan(program: Program, plan: GraphPlan) -> Program:
+    """`program` rewritten as `plan` says (legalog's model: what `fix` prints)."""
+    if not plan.graphs:
+        return program
+    edits = {g.function: g for g in plan.graphs}
+    planned = frozenset(edits)
+    functions = []
+    for fn in program.functions:
+        if fn.name in edits:
+            fn = edit_graph(fn, edits[fn.name])
+        if sites := plan.sites_in(fn.name):
+            fn = _extend_call_sites(fn, sites, planned, program.prefix)
+        functions.append(fn)
+    return replace(program, functions=tuple(functions))
+
+
+def edit_graph(fn: Function, edit: GraphEdit) -> Function:
+    body = rename(drop_bindings(fn.body, edit.dropped), dict(edit.aliases))
+    return replace(fn, body=body, params=fn.params + edit.params)
+
+
+def _extend_call_sites(
+    fn: Function, sites: tuple[CallSite, ...], planned: frozenset[str], prefix: str
+) -> Function:
+    pending = iter(sites)
+
+    def extended(value: Expr, prelude: list[Stmt]) -> Expr:
+        """`value` with its hoisted arguments when it is a call of a planned Graph (their
+        bindings appended to `prelude`), else `value`."""
+        target = call_target(value, prefix) if isinstance(value, Call) else None
+        if target is None or target.callee not in planned:
+            return value
+        assert isinstance(value, Call)
+        site = next(pending)
+        assert site.callee == target.callee, (site, target)  # the plan's walk and this one agree
+        prelude.extend(Assign((h.name,), h.type, h.value) for h in site.locals)
+        args = value.args + tuple(Name(a) for a in site.args)
+        return replace(value, args=args, kwargs=_extend_directions(value.kwargs, site.directions, prefix))
+
+    def edit(stmt: Stmt) -> list[Stmt] | None:
+        prelude: list[Stmt] = []
+        if isinstance(stmt, (Assign, ExprStmt)):
+            new: Stmt = replace(stmt, value=extended(stmt.value, prelude))
+        elif isinstance(stmt, Return):
+            new = replace(stmt, values=tuple(extended(v, prelude) for v in stmt.values))
+        else:
+            return None
+        return [*prelude, new] if prelude else None
+
+    body = splice(fn.body, edit)
+    return fn if body is fn.body else replace(fn, body=body)
+
+
 def _extend_directions(
-    kwargs: tuple[Keyword, ...], hoisted: tuple[HoistedValue, ...], prefix: str
+    kwargs: tuple[Keyword, ...], directions: tuple[str, ...], prefix: str
 ) -> tuple[Keyword, ...]:
     out = []
     for kw in kwargs:
@@ -197,19 +340,8 @@ def _extend_directions(
         ):
             old = attrs.get("arg_directions")
             assert isinstance(old, ListExpr)
-            extra = tuple(
-                Dotted(f"{prefix}.adir.{_ADIR['scalar' if h.kind == 'scalar' else h.direction]}")
-                for h in hoisted
-            )
+            extra = tuple(Dotted(f"{prefix}.adir.{d}") for d in directions)
             values = tuple(ListExpr(old.elts + extra) if v is old else v for v in attrs.values)
             kw = replace(kw, value=replace(attrs, values=values))
         out.append(kw)
     return tuple(out)
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    candidate, k = name, 1
-    while candidate in taken:
-        candidate, k = f"{name}_{k}", k + 1
-    taken.add(candidate)
-    return candidate

@@ -1,4 +1,4 @@
-"""The passes are objects the pipeline loops over (legalog/passes.py): it decides and rewrites in
+"""The passes are objects the pipeline loops over (legalog/passes.py): it decides, plans and applies in
 `PIPELINE`'s order and in no other, that order is the specification's, and the benchmark and the
 PyPTO adapters read the same list."""
 
@@ -19,7 +19,7 @@ from tests.conftest import SHARED
 BOTH = Path(__file__).resolve().parents[1] / "graph" / "cases" / "d21_core_num_literal.py"
 
 
-def _recording(p: Pass[Any], log: list[tuple[str, str]]) -> Pass[Any]:
+def _recording(p: Pass[Any, Any], log: list[tuple[str, str]]) -> Pass[Any, Any]:
     def logged(step: str, run: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
             log.append((step, p.name))
@@ -27,19 +27,22 @@ def _recording(p: Pass[Any], log: list[tuple[str, str]]) -> Pass[Any]:
 
         return call
 
-    return dataclasses.replace(p, decide=logged("decide", p.decide), rewrite=logged("rewrite", p.rewrite))
+    return dataclasses.replace(
+        p, decide=logged("decide", p.decide), plan=logged("plan", p.plan), apply=logged("apply", p.apply)
+    )
 
 
 @pytest.mark.parametrize("order", [PIPELINE, PIPELINE[::-1]], ids=["spec", "reversed"])
-def test_the_pipeline_decides_and_rewrites_in_the_lists_order(
-    order: tuple[Pass[Any], ...], monkeypatch: pytest.MonkeyPatch
+def test_the_pipeline_decides_plans_and_applies_in_the_lists_order(
+    order: tuple[Pass[Any, Any], ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log: list[tuple[str, str]] = []
     monkeypatch.setattr("legalog.pipeline.PIPELINE", tuple(_recording(p, log) for p in order))
     analysis = analyze(BOTH.read_text(encoding="utf-8"), str(BOTH))
     names = [p.name for p in order]
     assert analysis.status == "legal"
-    assert log == [("decide", n) for n in names] + [("rewrite", n) for n in names]
+    # every pass decides on the input; then each plans and applies on what the one before left
+    assert log == [("decide", n) for n in names] + [(step, n) for n in names for step in ("plan", "apply")]
 
 
 def test_the_stages_analyze_times_are_the_list_in_its_order() -> None:

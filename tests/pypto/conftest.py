@@ -9,7 +9,9 @@ with it, a failure to import is a failure, never a skip.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -38,3 +40,17 @@ def hbg(pypto: SimpleNamespace) -> Callable[..., Any]:
         return pypto.passes.PassContext(list(instruments), runtime=pypto.passes.RuntimeKind.HOST_BUILD_GRAPH)
 
     return context
+
+
+@pytest.fixture(scope="session")
+def read(pypto: SimpleNamespace) -> Callable[[Path], Any]:
+    """A dump as PyPTO's parser reads it, or None where it refuses it (parsed once a session)."""
+
+    @functools.cache
+    def program(path: Path) -> Any:
+        try:
+            return pypto.pl.parse(path.read_text(), filename=path.name)
+        except Exception:  # a dump PyPTO refuses is no input of a PyPTO pass
+            return None
+
+    return program

@@ -10,7 +10,6 @@ placed where the dump itself has them (the spans PyPTO keeps on the nodes).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -35,20 +34,6 @@ DUMPS = sorted(
     ]
 )
 PASSES = {"graph": lp.legalize_graph_boundary, "spmd": lp.legalize_spmd_launches}
-
-
-@pytest.fixture(scope="module")
-def read(pypto: SimpleNamespace) -> Callable[[Path], Any]:
-    """The dump as PyPTO's parser reads it, or None where it refuses it."""
-
-    @functools.cache
-    def program(path: Path) -> Any:
-        try:
-            return pypto.pl.parse(path.read_text(), filename=path.name)
-        except Exception:  # a dump PyPTO refuses is no input of a PyPTO pass
-            return None
-
-    return program
 
 
 def _objects_read(program: Any) -> bool:
