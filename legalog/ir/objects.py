@@ -80,8 +80,72 @@ def read_program(program: Any, *, returns_only: Collection[str] = ()) -> Program
 
     if program.name == "":
         raise Unsupported("an unnamed program")
-    functions = [_function(f, f.name in returns_only) for f in _printed_order(program, ir)]
-    return Program(program.name, P, (), tuple(functions))
+    dynamic = _dynamic_dims(program, ir)
+    functions = [_function(f, f.name in returns_only, dynamic) for f in _printed_order(program, ir)]
+    return Program(program.name, P, tuple(sorted(dynamic.values())), tuple(functions))
+
+
+def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
+    """The printer's `pl.dynamic(...)` declarations (`CollectDynVarMapping`): each variable a
+    dimension names (in the types of the parameters, the return types and the variables the
+    body visits) that no function defines, by unique id -> its name."""
+    found: dict[int, Any] = {}
+
+    def dims(t: Any) -> None:
+        kind = type(t).__name__
+        if kind == "TupleType":
+            for inner in t.types:
+                dims(inner)
+            return
+        if kind not in ("TensorType", "TileType"):
+            return
+        parts = list(t.shape)
+        view = t.tensor_view if kind == "TensorType" else t.tile_view
+        if view is not None:
+            parts += [*view.valid_shape, *view.stride]
+            if kind == "TileType":
+                parts.append(view.start_offset)
+        for d in parts:
+            leaves(d)
+
+    def leaves(e: Any) -> None:
+        if e is None:
+            return
+        if type(e).__name__ == "Var":  # `As<Var>` is the exact kind: an IterArg is not one
+            found.setdefault(e.unique_id, e)
+        elif isinstance(e, ir.BinaryExpr):
+            leaves(e.left)
+            leaves(e.right)
+        elif isinstance(e, ir.UnaryExpr):
+            leaves(e.operand)
+
+    class Types(ir.IRVisitor):  # `DynVarCollector`: a Var's own type, not the Vars it names
+        def visit_var(self, op: Any) -> None:
+            dims(op.type)
+
+    visitor = Types()
+    defined: set[int] = set()
+    for fn in program.functions.values():
+        for param in fn.params:
+            visitor.visit_expr(param)
+            defined.add(param.unique_id)
+            view = getattr(param.type, "tensor_view", None)
+            if view is not None and any(type(d).__name__ != "ConstInt" for d in view.valid_shape):
+                raise Unsupported("a parameter's valid shape naming a variable")  # declared anyway
+        for t in fn.return_types:
+            dims(t)
+        if fn.body is not None:
+            visitor.visit_stmt(fn.body)
+            defined.update(v.unique_id for v in ir.collect_def_vars(fn.body))
+    names: dict[str, int] = {}
+    out: dict[int, str] = {}
+    for uid, var in found.items():
+        if uid in defined:
+            continue
+        if names.setdefault(var.name_hint, uid) != uid:
+            raise Unsupported(f"two dynamic dimensions named {var.name_hint}")  # renamed
+        out[uid] = var.name_hint
+    return out
 
 
 def _printed_order(program: Any, ir: Any) -> list[Any]:
@@ -136,14 +200,14 @@ def _span(node: Any) -> Span:
 # ----------------------------------------------------------------------------------- functions
 
 
-def _function(fn: Any, returns_only: bool) -> Function:
+def _function(fn: Any, returns_only: bool, dynamic: dict[int, str]) -> Function:
     from pypto.pypto_core import ir
 
     if fn.requires_runtime_binding or fn.body is None:
         raise Unsupported("a function without a body")
     if any(k != "split" or fn.attrs[k] != 0 for k in fn.attrs):
         raise Unsupported("function attributes")
-    reader = _Reader(ir, fn)
+    reader = _Reader(ir, fn, dynamic)
     role = fn.role
     decorator: list[Keyword] = []
     if fn.func_type != ir.FunctionType.Opaque:
@@ -152,9 +216,9 @@ def _function(fn: Any, returns_only: bool) -> Function:
         decorator.append(Keyword("level", Dotted(f"{P}.Level.{fn.level.name}")))
     if role is not None:
         decorator.append(Keyword("role", Dotted(f"{P}.Role.{role.name}")))
-    params = tuple(reader.param(v, d) for v, d in zip(fn.params, fn.param_directions, strict=True))
-    for var in ir.collect_def_vars(fn.body):  # defined anywhere in the body, before or after a use
+    for var in [*fn.params, *ir.collect_def_vars(fn.body)]:  # defined anywhere, before or after a use
         reader.bind(var)
+    params = tuple(reader.param(v, d) for v, d in zip(fn.params, fn.param_directions, strict=True))
     returns = tuple(reader.type(t, signature=True) for t in fn.return_types)
     body = reader.function_body(fn.body, returns_only=returns_only)
     if reader.used - reader.defined:  # the printer marks a free variable `__FREE_VAR`
@@ -238,8 +302,9 @@ _COMPARE = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="
 class _Reader:
     """One function's reading: the names its variables print as."""
 
-    def __init__(self, ir: Any, fn: Any) -> None:
+    def __init__(self, ir: Any, fn: Any, dynamic: dict[int, str]) -> None:
         self.ir = ir
+        self.dynamic = dynamic  # the program's dynamic dimensions: unique id -> name
         self.names: dict[str, int] = {}  # printed name -> the variable's unique id
         self.params: set[int] = set()  # a MemRef base among them prints as a string
         self.defined: set[int] = set()  # parameters and variables the body binds
@@ -333,8 +398,10 @@ class _Reader:
             kind = type(d).__name__
             if kind == "ConstInt":
                 out.append(Const(int(d.value)))
-            else:
-                raise Unsupported(f"a dimension {kind}")  # dynamic dims and composite shapes
+            elif kind == "Var" and (d.unique_id in self.dynamic or d.unique_id in self.defined):
+                out.append(Name(self.name(d)))
+            else:  # composite shapes; a variable of another function's prints marked free
+                raise Unsupported(f"a dimension {kind}")
         return tuple(out)
 
     def tensor_view(self, view: Any, shape: Any) -> Expr:
@@ -516,7 +583,8 @@ class _Reader:
             self.depth -= 1
 
     def var(self, e: Any) -> Expr:
-        self.used.add(e.unique_id)
+        if e.unique_id not in self.dynamic:  # a dynamic dimension is the program's: never free
+            self.used.add(e.unique_id)
         return Name(self.name(e), span=_span(e))
 
     def const_int(self, e: Any) -> Expr:
