@@ -280,7 +280,16 @@ _SPECIAL_OPS = frozenset(
         "system.sync_wait",
     }
 )
-_ENUM_KEYWORDS = frozenset({"set_pipe", "wait_pipe", "pipe", "mode", "atomic"})
+# Int keywords the printer prints as names (python_printer.cpp, the kwargs of VisitExpr_(Call);
+# `pipe` only on the sync ops, which are read from the text): PipeType, CastModeToString,
+# AtomicTypeToString, each by its value.
+_PIPES = ("MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL")
+_ENUM_KEYWORDS: dict[str, Callable[[int], Expr]] = {
+    "set_pipe": lambda v: Dotted(f"{P}.PipeType.{_PIPES[v]}"),
+    "wait_pipe": lambda v: Dotted(f"{P}.PipeType.{_PIPES[v]}"),
+    "mode": lambda v: Const(("none", "rint", "round", "floor", "ceil", "trunc", "odd")[v]),
+    "atomic": lambda v: Dotted(f"{P}.AtomicType.{('None_', 'Add')[v]}"),
+}
 
 _BINARY = {
     "Add": "+",
@@ -718,9 +727,15 @@ class _Reader:
         if isinstance(value, bool):
             return Const(value)
         if isinstance(value, int):
-            if key in _ENUM_KEYWORDS:
-                raise Unsupported(f"keyword {key}")
-            return Const(value)
+            enum = _ENUM_KEYWORDS.get(key)
+            if enum is None:
+                return Const(value)
+            if value < 0:  # the printer throws where the value is no name
+                raise Unsupported(f"keyword {key}={value}")
+            try:
+                return enum(value)
+            except IndexError:
+                raise Unsupported(f"keyword {key}={value}") from None
         if isinstance(value, float):
             return Const(_float(value))
         if isinstance(value, str):
