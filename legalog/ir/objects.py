@@ -711,35 +711,37 @@ class _Reader:
         return Call(func, args, tuple(keywords), span=_span(e))
 
     def call_attrs(self, e: Any) -> tuple[Keyword, ...]:
+        """A call's or launch's `attrs={...}`: `arg_directions` first, then every other attribute
+        in its order (`PrintAttrValue`); `device` and `dump_vars` print as keywords of their own."""
         attrs = dict(e.attrs)
-        directions = attrs.pop("arg_directions", None)
-        if attrs:
+        if attrs.keys() & {"device", "dump_vars"}:
             raise Unsupported(f"call attributes {sorted(attrs)}")
-        if not directions:
-            return ()
-        names = tuple(Dotted(f"{P}.adir.{_ADIR[d.name]}") for d in directions)
-        return (Keyword("attrs", DictExpr((Const("arg_directions"),), (ListExpr(names),))),)
+        keys: list[Expr] = []
+        values: list[Expr] = []
+        directions = attrs.pop("arg_directions", None)
+        if directions:
+            keys.append(Const("arg_directions"))
+            values.append(self.attr_literal(directions))
+        for key, value in attrs.items():
+            keys.append(Const(_printable(key)))
+            values.append(self.attr_literal(value))
+        return (Keyword("attrs", DictExpr(tuple(keys), tuple(values))),) if keys else ()
 
-    def attr_value(self, key: str, value: Any) -> Expr:
+    def attr_literal(self, value: Any) -> Expr:
+        """`PrintAttrValue`: an attribute's value as the printer writes it in `attrs={...}`."""
         from pypto.pypto_core import DataType
 
         ir = self.ir
-        if isinstance(value, bool):
+        if isinstance(value, (bool, int)):
             return Const(value)
-        if isinstance(value, int):
-            enum = _ENUM_KEYWORDS.get(key)
-            if enum is None:
-                return Const(value)
-            if value < 0:  # the printer throws where the value is no name
-                raise Unsupported(f"keyword {key}={value}")
-            try:
-                return enum(value)
-            except IndexError:
-                raise Unsupported(f"keyword {key}={value}") from None
         if isinstance(value, float):
             return Const(_float(value))
         if isinstance(value, str):
-            return Const(value)
+            return Const(_printable(value))
+        if isinstance(value, list):
+            return ListExpr(tuple(self.attr_literal(v) for v in value))
+        if isinstance(value, ir.ArgDirection):
+            return Dotted(f"{P}.adir.{_ADIR[value.name]}")
         if isinstance(value, DataType):
             return Dotted(f"{P}.{_dtype(value)}")
         if isinstance(value, ir.MemorySpace):
@@ -747,7 +749,25 @@ class _Reader:
         for enum in ("TensorLayout", "TileLayout", "PadValue"):
             if isinstance(value, getattr(ir, enum)):
                 return Dotted(f"{P}.{enum}.{value.name}")
-        raise Unsupported(f"keyword {key} of {type(value).__name__}")
+        if isinstance(value, ir.Expr):
+            return self.expr(value)
+        raise Unsupported(f"an attribute of {type(value).__name__}")
+
+    def attr_value(self, key: str, value: Any) -> Expr:
+        """An op keyword's value: as an attribute's, but for the int keywords the printer names, and
+        a string quoted as it is, unescaped; no lists, directions or expressions."""
+        if isinstance(value, int) and not isinstance(value, bool) and key in _ENUM_KEYWORDS:
+            if value < 0:  # the printer throws where the value is no name
+                raise Unsupported(f"keyword {key}={value}")
+            try:
+                return _ENUM_KEYWORDS[key](value)
+            except IndexError:
+                raise Unsupported(f"keyword {key}={value}") from None
+        if isinstance(value, str) and ("'" in value or "\\" in value):
+            raise Unsupported(f"keyword {key}: a string with a quote or backslash")
+        if isinstance(value, (list, self.ir.ArgDirection, self.ir.Expr)):
+            raise Unsupported(f"keyword {key} of {type(value).__name__}")
+        return self.attr_literal(value)
 
 
 _ADIR = {
@@ -778,6 +798,14 @@ def _scope(manual: bool) -> Call:
     """`with pl.scope():` / `with pl.scope(mode=pl.ScopeMode.MANUAL):`"""
     mode = (Keyword("mode", Dotted(f"{P}.ScopeMode.MANUAL")),) if manual else ()
     return Call(f"{P}.scope", (), mode)
+
+
+def _printable(text: str) -> str:
+    """A string the printer quotes as Python reads it back: printable characters only (it escapes
+    just quotes and backslashes)."""
+    if not text.isprintable():
+        raise Unsupported("a string with unprintable characters")
+    return text
 
 
 def _index_const(e: Any, value: int) -> bool:
