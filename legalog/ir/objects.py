@@ -533,12 +533,14 @@ class _Reader:
             orelse = self.body(s.else_body, list(s.return_vars)) if s.else_body is not None else ()
             return If(cond, then, orelse, comments=comments, span=span)
         if kind == "RuntimeScopeStmt":
-            self.blocks += 1  # a scope's body prints as a block: no yield becomes an assignment
-            try:
-                inner = tuple(self.block(s.body))
-            finally:
-                self.blocks -= 1
-            return With(_scope(s.manual), None, inner, comments=comments, span=span)
+            return With(_scope(s.manual), None, self.scope_body(s), comments=comments, span=span)
+        if kind == "InCoreScopeStmt":
+            return self.at(s, [Keyword("level", Dotted(f"{P}.Level.CORE_GROUP")), *self.optimizations(s)])
+        if kind == "HierarchyScopeStmt":
+            keywords = [Keyword("level", Dotted(f"{P}.Level.{s.level.name}"))]
+            if s.role is not None:
+                keywords.append(Keyword("role", Dotted(f"{P}.Role.{s.role.name}")))
+            return self.at(s, keywords)
         if kind in ("BreakStmt", "ContinueStmt") and not self.loops:
             raise Unsupported("a jump outside a loop")
         if kind == "BreakStmt":
@@ -546,6 +548,57 @@ class _Reader:
         if kind == "ContinueStmt":
             return Jump("continue", comments=comments, span=span)
         raise Unsupported(f"statement {kind}")
+
+    def scope_body(self, s: Any) -> tuple[Stmt, ...]:
+        """A scope's body, printed as a block: no yield in it becomes an assignment."""
+        self.blocks += 1
+        try:
+            if self.blocks > _MAX_BLOCKS:
+                raise Unsupported("statements nested deep")
+            return tuple(self.block(s.body))
+        finally:
+            self.blocks -= 1
+
+    def at(self, s: Any, keywords: list[Keyword]) -> Stmt:
+        """`with pl.at(level=..., ...):`, an InCore or hierarchy scope: its name and the attributes
+        the printer writes as keywords, in its order (`PrintScope...Attr`)."""
+        attrs = dict(s.attrs)
+        if "task_id_var" in attrs:  # `as tid`, and the placeholder before it left unprinted
+            raise Unsupported("a scope with a task id")
+        if s.name_hint:
+            keywords.append(Keyword("name_hint", Const(_unescaped(s.name_hint))))
+        for key, keyword in (
+            ("manual_dep_edges", "deps"),
+            ("arg_direction_overrides_vars", "no_dep_args"),
+            ("dump_vars", "dumps"),
+        ):
+            listed = [v for v in attrs.get(key, ()) if v is not None]
+            if not all(isinstance(v, self.ir.Var) for v in listed):
+                raise Unsupported(f"scope attribute {key}")
+            if listed:
+                keywords.append(Keyword(keyword, ListExpr(tuple(self.var(v) for v in listed))))
+        for flag in ("allow_early_resolve", "windowize"):
+            value = attrs.get(flag, False)
+            if not isinstance(value, bool):
+                raise Unsupported(f"scope attribute {flag}")
+            if value:
+                keywords.append(Keyword(flag, Const(True)))
+        call = Call(f"{P}.at", (), tuple(keywords))
+        return With(call, None, self.scope_body(s), comments=self.comments(s), span=_span(s))
+
+    def optimizations(self, s: Any) -> tuple[Keyword, ...]:
+        """An InCore scope's `optimizations=[pl.split(...), pl.cross_core_slot(slot_num=n)]`."""
+        found: list[Expr] = []
+        split = s.split
+        if split is not None and split.name != "NONE":
+            found.append(Call(f"{P}.split", (Dotted(f"{P}.SplitMode.{split.name}"),)))
+        attrs = dict(s.attrs)
+        if "slot_num" in attrs:
+            slots = attrs["slot_num"]
+            if not isinstance(slots, int) or isinstance(slots, bool):
+                raise Unsupported("scope attribute slot_num")
+            found.append(Call(f"{P}.cross_core_slot", (), (Keyword("slot_num", Const(slots)),)))
+        return (Keyword("optimizations", ListExpr(tuple(found))),) if found else ()
 
     def for_(self, s: Any, comments: tuple[str, ...], span: Span) -> Stmt:
         kind = s.kind.name
@@ -806,6 +859,13 @@ def _printable(text: str) -> str:
     if not text.isprintable():
         raise Unsupported("a string with unprintable characters")
     return text
+
+
+def _unescaped(text: str) -> str:
+    """A string the printer writes between double quotes as it is: none it would need to escape."""
+    if '"' in text or "\\" in text:
+        raise Unsupported("a name with a quote or backslash")
+    return _printable(text)
 
 
 def _index_const(e: Any, value: int) -> bool:
