@@ -119,16 +119,39 @@ def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
         elif isinstance(e, ir.UnaryExpr):
             leaves(e.operand)
 
-    class Types(ir.IRVisitor):  # `DynVarCollector`: a Var's own type, not the Vars it names
+    defined: set[int] = set()
+
+    def define(*variables: Any) -> None:
+        defined.update(v.unique_id for v in variables)
+
+    class Types(ir.IRVisitor):
+        """`DynVarCollector` (a Var's own type, not the Vars it names), and the definitions
+        `VarDefUseCollector` finds (assignments, loop variables, iter args, results)."""
+
         def visit_var(self, op: Any) -> None:
             dims(op.type)
 
+        def visit_assign_stmt(self, op: Any) -> None:
+            define(op.var)
+            super().visit_assign_stmt(op)
+
+        def visit_for_stmt(self, op: Any) -> None:
+            define(op.loop_var, *op.return_vars, *op.iter_args)
+            super().visit_for_stmt(op)
+
+        def visit_while_stmt(self, op: Any) -> None:
+            define(*op.return_vars, *op.iter_args)
+            super().visit_while_stmt(op)
+
+        def visit_if_stmt(self, op: Any) -> None:
+            define(*op.return_vars)
+            super().visit_if_stmt(op)
+
     visitor = Types()
-    defined: set[int] = set()
     for fn in program.functions.values():
         for param in fn.params:
             visitor.visit_expr(param)
-            defined.add(param.unique_id)
+            define(param)
             view = getattr(param.type, "tensor_view", None)
             if view is not None and any(type(d).__name__ != "ConstInt" for d in view.valid_shape):
                 raise Unsupported("a parameter's valid shape naming a variable")  # declared anyway
@@ -136,7 +159,6 @@ def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
             dims(t)
         if fn.body is not None:
             visitor.visit_stmt(fn.body)
-            defined.update(v.unique_id for v in ir.collect_def_vars(fn.body))
     names: dict[str, int] = {}
     out: dict[int, str] = {}
     for uid, var in found.items():
