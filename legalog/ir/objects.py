@@ -8,8 +8,8 @@ printer's function order (callees first).  Spans are the nodes' own: where the u
 source has the node (line and column), not a position in printed text.
 
 It reads what PyPTO's printer prints plainly.  Wherever the printer has a special case this
-module does not reproduce (a renamed variable, a view, a pinned MemRef, a scope, a launch, an op
-with sugar of its own...), it raises `Unsupported`, and the caller reads the printed text
+module does not reproduce (a renamed variable, a tile view, a pinned MemRef, an SPMD scope, a
+scope's task id, an op with sugar of its own...), it raises `Unsupported`, and the caller reads the printed text
 instead: what the model holds never depends on how much of PyPTO this module covers.
 
 PyPTO is imported inside the functions: importing legalog never imports it.
@@ -594,7 +594,10 @@ class _Reader:
             ("arg_direction_overrides_vars", "no_dep_args"),
             ("dump_vars", "dumps"),
         ):
-            listed = [v for v in attrs.get(key, ()) if v is not None]
+            value = attrs.get(key, [])
+            if not isinstance(value, list):  # no list of Vars: the printer skips it
+                raise Unsupported(f"scope attribute {key}")
+            listed = [v for v in value if v is not None]
             if not all(isinstance(v, self.ir.Var) for v in listed):
                 raise Unsupported(f"scope attribute {key}")
             if listed:
