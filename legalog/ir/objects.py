@@ -120,6 +120,7 @@ def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
             leaves(e.operand)
 
     defined: set[int] = set()
+    typed: set[int] = set()
 
     def define(*variables: Any) -> None:
         defined.update(v.unique_id for v in variables)
@@ -129,7 +130,9 @@ def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
         `VarDefUseCollector` finds (assignments, loop variables, iter args, results)."""
 
         def visit_var(self, op: Any) -> None:
-            dims(op.type)
+            if op.unique_id not in typed:  # a variable's type is one: read it once
+                typed.add(op.unique_id)
+                dims(op.type)
 
         def visit_assign_stmt(self, op: Any) -> None:
             define(op.var)
