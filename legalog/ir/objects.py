@@ -119,42 +119,20 @@ def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
         elif isinstance(e, ir.UnaryExpr):
             leaves(e.operand)
 
-    defined: set[int] = set()
     typed: set[int] = set()
 
-    def define(*variables: Any) -> None:
-        defined.update(v.unique_id for v in variables)
-
-    class Types(ir.IRVisitor):
-        """`DynVarCollector` (a Var's own type, not the Vars it names), and the definitions
-        `VarDefUseCollector` finds (assignments, loop variables, iter args, results)."""
-
+    class Types(ir.IRVisitor):  # `DynVarCollector`: a Var's own type, not the Vars it names
         def visit_var(self, op: Any) -> None:
             if op.unique_id not in typed:  # a variable's type is one: read it once
                 typed.add(op.unique_id)
                 dims(op.type)
 
-        def visit_assign_stmt(self, op: Any) -> None:
-            define(op.var)
-            super().visit_assign_stmt(op)
-
-        def visit_for_stmt(self, op: Any) -> None:
-            define(op.loop_var, *op.return_vars, *op.iter_args)
-            super().visit_for_stmt(op)
-
-        def visit_while_stmt(self, op: Any) -> None:
-            define(*op.return_vars, *op.iter_args)
-            super().visit_while_stmt(op)
-
-        def visit_if_stmt(self, op: Any) -> None:
-            define(*op.return_vars)
-            super().visit_if_stmt(op)
-
     visitor = Types()
+    defined: set[int] = set()
     for fn in program.functions.values():
         for param in fn.params:
             visitor.visit_expr(param)
-            define(param)
+            defined.add(param.unique_id)
             view = getattr(param.type, "tensor_view", None)
             if view is not None and any(type(d).__name__ != "ConstInt" for d in view.valid_shape):
                 raise Unsupported("a parameter's valid shape naming a variable")  # declared anyway
@@ -162,6 +140,7 @@ def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
             dims(t)
         if fn.body is not None:
             visitor.visit_stmt(fn.body)
+            _definitions(fn.body, defined)
     names: dict[str, int] = {}
     out: dict[int, str] = {}
     for uid, var in found.items():
@@ -213,6 +192,44 @@ def _callees(fn: Any, ir: Any) -> set[str]:
 
     Calls().visit_function(fn)
     return found
+
+
+_SCOPES = frozenset(
+    {
+        "InCoreScopeStmt",
+        "ClusterScopeStmt",
+        "HierarchyScopeStmt",
+        "SpmdScopeStmt",
+        "SplitAivScopeStmt",
+        "RuntimeScopeStmt",
+    }
+)
+_LEAVES = frozenset({"EvalStmt", "ReturnStmt", "YieldStmt", "BreakStmt", "ContinueStmt"})
+
+
+def _definitions(s: Any, out: set[int]) -> None:
+    """The unique ids of the variables `s` defines as `VarDefUseCollector` counts them
+    (assignments, loop variables, iter args, loop and branch results), walked in Python: a
+    statement walk is a fraction of an `IRVisitor`'s, which calls into Python at every node."""
+    kind = type(s).__name__
+    if kind == "SeqStmts":
+        for inner in s.stmts:
+            _definitions(inner, out)
+    elif kind == "AssignStmt":
+        out.add(s.var.unique_id)
+    elif kind in ("ForStmt", "WhileStmt"):
+        loop = [s.loop_var] if kind == "ForStmt" else []
+        out.update(v.unique_id for v in [*loop, *s.return_vars, *s.iter_args])
+        _definitions(s.body, out)
+    elif kind == "IfStmt":
+        out.update(v.unique_id for v in s.return_vars)
+        _definitions(s.then_body, out)
+        if s.else_body is not None:
+            _definitions(s.else_body, out)
+    elif kind in _SCOPES:
+        _definitions(s.body, out)
+    elif kind not in _LEAVES:
+        raise Unsupported(f"statement {kind}")
 
 
 def _span(node: Any) -> Span:
