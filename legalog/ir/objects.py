@@ -333,6 +333,8 @@ _ENUM_KEYWORDS: dict[str, Callable[[int], Expr]] = {
     "atomic": lambda v: Dotted(f"{P}.AtomicType.{('None_', 'Add')[v]}"),
 }
 
+_LOOPS = {"Sequential": "range", "Parallel": "parallel", "Unroll": "unroll", "Pipeline": "pipeline"}
+
 _BINARY = {
     "Add": "+",
     "Sub": "-",
@@ -647,8 +649,9 @@ class _Reader:
 
     def for_(self, s: Any, comments: tuple[str, ...], span: Span) -> Stmt:
         kind = s.kind.name
-        if kind not in ("Sequential", "Parallel", "Unroll") or s.attrs:
-            raise Unsupported(f"a {kind} loop or loop attributes")
+        if kind not in _LOOPS:
+            raise Unsupported(f"a {kind} loop")
+        attrs = dict(s.attrs)
         index = self.bind(s.loop_var)
         iter_args = list(s.iter_args)
         carried = tuple(self.bind(a) for a in iter_args)
@@ -660,14 +663,24 @@ class _Reader:
             bounds = [self.expr(start), self.expr(stop)]
         else:
             bounds = [self.expr(start), self.expr(stop), self.expr(step)]
-        keywords: tuple[Keyword, ...] = ()
+        keywords: list[Keyword] = []
+        if kind == "Pipeline":  # its stages print as `stage=`, not among the attributes
+            stages = attrs.pop("pipeline_stages", None)
+            if not isinstance(stages, int) or isinstance(stages, bool):
+                raise Unsupported("a pipelined loop's stages")
+            keywords.append(Keyword("stage", Const(stages)))
         if iter_args:
             from legalog.ir.model import TupleExpr
 
             inits = TupleExpr(tuple(self.expr(a.initValue) for a in iter_args))
-            keywords = (Keyword("init_values", inits),)
-        func = {"Sequential": "range", "Parallel": "parallel", "Unroll": "unroll"}[kind]
-        iterable = Call(f"{P}.{func}", tuple(bounds), keywords)
+            keywords.append(Keyword("init_values", inits))
+        if attrs:  # `attrs={...}`: only scalars print there
+            if not all(isinstance(v, (bool, int, float, str)) for v in attrs.values()):
+                raise Unsupported(f"loop attributes {sorted(attrs)}")
+            keys = tuple(Const(_printable(k)) for k in attrs)
+            values = tuple(self.attr_literal(v) for v in attrs.values())
+            keywords.append(Keyword("attrs", DictExpr(keys, values)))
+        iterable = Call(f"{P}.{_LOOPS[kind]}", tuple(bounds), tuple(keywords))
         self.loops += 1
         try:
             body = self.body(s.body, list(s.return_vars))
