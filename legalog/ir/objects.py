@@ -473,10 +473,12 @@ class _Reader:
         return Call(f"{P}.TensorView", (), tuple(keywords))
 
     def memref(self, m: Any, signature: bool) -> Expr:
-        if m.is_pinned_ or m.slot_count_ > 1 or m.slot_index_ is not None:
-            raise Unsupported("a pinned or slotted MemRef")
+        if m.slot_count_ > 1 or m.slot_index_ is not None:
+            raise Unsupported("a slotted MemRef")
         base = m.base_
         name = self.name(base)
+        if m.is_pinned_:  # the author's allocation: its name alone (`PrintMemRef`)
+            return Call(f"{P}.MemRef", (Const(name),))
         bare = not signature and base.unique_id in self.defined and base.unique_id not in self.params
         ref: Expr = Name(name) if bare else Const(name)
         return Call(f"{P}.MemRef", (ref, self.expr(m.byte_offset_), Const(int(m.size_))))

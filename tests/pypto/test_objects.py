@@ -199,8 +199,7 @@ def test_the_object_frontend_reads_what_the_text_reader_reads(
     of PyPTO's printing (spans, which the model does not compare, aside), whole and with kernel
     bodies left out as the pass leaves them out, or says `Unsupported` (the pass then reads the
     printing).  Counted: every reading agrees, and nearly every dump is read (at PyPTO e2d0f78,
-    of 301: 296 whole, 298 as the pass reads them; the rest have pinned MemRefs, a pipelined loop
-    or statements nested deeper than 15)."""
+    of 301: 299 whole, 300 as the pass reads them; the rest nest statements deeper than 15)."""
     counts = {"dumps": 0, "whole": 0, "as the pass reads": 0, "identical": 0}
     for path in DUMPS:
         program = read(path)
@@ -220,8 +219,8 @@ def test_the_object_frontend_reads_what_the_text_reader_reads(
             counts[count] += 1
             counts["identical"] += model == parse(printed)
     assert counts["identical"] == counts["whole"] + counts["as the pass reads"], counts
-    assert counts["whole"] >= 0.98 * counts["dumps"], counts
-    assert counts["as the pass reads"] >= 0.99 * counts["dumps"], counts
+    assert counts["whole"] >= 0.99 * counts["dumps"], counts
+    assert counts["as the pass reads"] >= 0.995 * counts["dumps"], counts
 
 
 def test_the_object_frontend_keeps_the_users_positions(pypto: SimpleNamespace) -> None:
