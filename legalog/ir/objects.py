@@ -8,9 +8,10 @@ printer's function order (callees first).  Spans are the nodes' own: where the u
 source has the node (line and column), not a position in printed text.
 
 It reads what PyPTO's printer prints plainly.  Wherever the printer has a special case this
-module does not reproduce (a renamed variable, a tile view, a pinned MemRef, an SPMD scope, a
-scope's task id, an op with sugar of its own...), it raises `Unsupported`, and the caller reads the printed text
-instead: what the model holds never depends on how much of PyPTO this module covers.
+module does not reproduce (a renamed variable, a tile view, a slotted MemRef, an SPMD scope, a
+scope's task id, an op with sugar of its own...), it raises `Unsupported`, and the caller reads
+the printed text instead: what the model holds never depends on how much of PyPTO this module
+covers.
 
 PyPTO is imported inside the functions: importing legalog never imports it.
 """
