@@ -8,9 +8,10 @@ printer's function order (callees first).  Spans are the nodes' own: where the u
 source has the node (line and column), not a position in printed text.
 
 It reads what PyPTO's printer prints plainly.  Wherever the printer has a special case this
-module does not reproduce (a renamed variable, a view, a pinned MemRef, a scope, a launch, an op
-with sugar of its own...), it raises `Unsupported`, and the caller reads the printed text
-instead: what the model holds never depends on how much of PyPTO this module covers.
+module does not reproduce (a renamed variable, a tile view, a slotted MemRef, an SPMD scope, a
+scope's task id, an op with sugar of its own...), it raises `Unsupported`, and the caller reads
+the printed text instead: what the model holds never depends on how much of PyPTO this module
+covers.
 
 PyPTO is imported inside the functions: importing legalog never imports it.
 """
@@ -80,8 +81,76 @@ def read_program(program: Any, *, returns_only: Collection[str] = ()) -> Program
 
     if program.name == "":
         raise Unsupported("an unnamed program")
-    functions = [_function(f, f.name in returns_only) for f in _printed_order(program, ir)]
-    return Program(program.name, P, (), tuple(functions))
+    dynamic = _dynamic_dims(program, ir)
+    functions = [_function(f, f.name in returns_only, dynamic) for f in _printed_order(program, ir)]
+    return Program(program.name, P, tuple(sorted(dynamic.values())), tuple(functions))
+
+
+def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
+    """The printer's `pl.dynamic(...)` declarations (`CollectDynVarMapping`): each variable a
+    dimension names (in the types of the parameters, the return types and the variables the
+    body visits) that no function defines, by unique id -> its name."""
+    found: dict[int, Any] = {}
+
+    def dims(t: Any) -> None:
+        kind = type(t).__name__
+        if kind == "TupleType":
+            for inner in t.types:
+                dims(inner)
+            return
+        if kind not in ("TensorType", "TileType"):
+            return
+        parts = list(t.shape)
+        view = t.tensor_view if kind == "TensorType" else t.tile_view
+        if view is not None:
+            parts += [*view.valid_shape, *view.stride]
+            if kind == "TileType":
+                parts.append(view.start_offset)
+        for d in parts:
+            leaves(d)
+
+    def leaves(e: Any) -> None:
+        if e is None:
+            return
+        if type(e).__name__ == "Var":  # `As<Var>` is the exact kind: an IterArg is not one
+            found.setdefault(e.unique_id, e)
+        elif isinstance(e, ir.BinaryExpr):
+            leaves(e.left)
+            leaves(e.right)
+        elif isinstance(e, ir.UnaryExpr):
+            leaves(e.operand)
+
+    typed: set[int] = set()
+
+    class Types(ir.IRVisitor):  # `DynVarCollector`: a Var's own type, not the Vars it names
+        def visit_var(self, op: Any) -> None:
+            if op.unique_id not in typed:  # a variable's type is one: read it once
+                typed.add(op.unique_id)
+                dims(op.type)
+
+    visitor = Types()
+    defined: set[int] = set()
+    for fn in program.functions.values():
+        for param in fn.params:
+            visitor.visit_expr(param)
+            defined.add(param.unique_id)
+            view = getattr(param.type, "tensor_view", None)
+            if view is not None and any(type(d).__name__ != "ConstInt" for d in view.valid_shape):
+                raise Unsupported("a parameter's valid shape naming a variable")  # declared anyway
+        for t in fn.return_types:
+            dims(t)
+        if fn.body is not None:
+            visitor.visit_stmt(fn.body)
+            _definitions(fn.body, defined)
+    names: dict[str, int] = {}
+    out: dict[int, str] = {}
+    for uid, var in found.items():
+        if uid in defined:
+            continue
+        if names.setdefault(var.name_hint, uid) != uid:
+            raise Unsupported(f"two dynamic dimensions named {var.name_hint}")  # renamed
+        out[uid] = var.name_hint
+    return out
 
 
 def _printed_order(program: Any, ir: Any) -> list[Any]:
@@ -126,6 +195,44 @@ def _callees(fn: Any, ir: Any) -> set[str]:
     return found
 
 
+_SCOPES = frozenset(
+    {
+        "InCoreScopeStmt",
+        "ClusterScopeStmt",
+        "HierarchyScopeStmt",
+        "SpmdScopeStmt",
+        "SplitAivScopeStmt",
+        "RuntimeScopeStmt",
+    }
+)
+_LEAVES = frozenset({"EvalStmt", "ReturnStmt", "YieldStmt", "BreakStmt", "ContinueStmt"})
+
+
+def _definitions(s: Any, out: set[int]) -> None:
+    """The unique ids of the variables `s` defines as `VarDefUseCollector` counts them
+    (assignments, loop variables, iter args, loop and branch results), walked in Python: a
+    statement walk is a fraction of an `IRVisitor`'s, which calls into Python at every node."""
+    kind = type(s).__name__
+    if kind == "SeqStmts":
+        for inner in s.stmts:
+            _definitions(inner, out)
+    elif kind == "AssignStmt":
+        out.add(s.var.unique_id)
+    elif kind in ("ForStmt", "WhileStmt"):
+        loop = [s.loop_var] if kind == "ForStmt" else []
+        out.update(v.unique_id for v in [*loop, *s.return_vars, *s.iter_args])
+        _definitions(s.body, out)
+    elif kind == "IfStmt":
+        out.update(v.unique_id for v in s.return_vars)
+        _definitions(s.then_body, out)
+        if s.else_body is not None:
+            _definitions(s.else_body, out)
+    elif kind in _SCOPES:
+        _definitions(s.body, out)
+    elif kind not in _LEAVES:
+        raise Unsupported(f"statement {kind}")
+
+
 def _span(node: Any) -> Span:
     span = node.span
     if not span.is_valid():
@@ -136,14 +243,14 @@ def _span(node: Any) -> Span:
 # ----------------------------------------------------------------------------------- functions
 
 
-def _function(fn: Any, returns_only: bool) -> Function:
+def _function(fn: Any, returns_only: bool, dynamic: dict[int, str]) -> Function:
     from pypto.pypto_core import ir
 
     if fn.requires_runtime_binding or fn.body is None:
         raise Unsupported("a function without a body")
     if any(k != "split" or fn.attrs[k] != 0 for k in fn.attrs):
         raise Unsupported("function attributes")
-    reader = _Reader(ir, fn)
+    reader = _Reader(ir, fn, dynamic)
     role = fn.role
     decorator: list[Keyword] = []
     if fn.func_type != ir.FunctionType.Opaque:
@@ -152,9 +259,9 @@ def _function(fn: Any, returns_only: bool) -> Function:
         decorator.append(Keyword("level", Dotted(f"{P}.Level.{fn.level.name}")))
     if role is not None:
         decorator.append(Keyword("role", Dotted(f"{P}.Role.{role.name}")))
-    params = tuple(reader.param(v, d) for v, d in zip(fn.params, fn.param_directions, strict=True))
-    for var in ir.collect_def_vars(fn.body):  # defined anywhere in the body, before or after a use
+    for var in [*fn.params, *ir.collect_def_vars(fn.body)]:  # defined anywhere, before or after a use
         reader.bind(var)
+    params = tuple(reader.param(v, d) for v, d in zip(fn.params, fn.param_directions, strict=True))
     returns = tuple(reader.type(t, signature=True) for t in fn.return_types)
     body = reader.function_body(fn.body, returns_only=returns_only)
     if reader.used - reader.defined:  # the printer marks a free variable `__FREE_VAR`
@@ -216,7 +323,18 @@ _SPECIAL_OPS = frozenset(
         "system.sync_wait",
     }
 )
-_ENUM_KEYWORDS = frozenset({"set_pipe", "wait_pipe", "pipe", "mode", "atomic"})
+# Int keywords the printer prints as names (python_printer.cpp, the kwargs of VisitExpr_(Call);
+# `pipe` only on the sync ops, which are read from the text): PipeType, CastModeToString,
+# AtomicTypeToString, each by its value.
+_PIPES = ("MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL")
+_ENUM_KEYWORDS: dict[str, Callable[[int], Expr]] = {
+    "set_pipe": lambda v: Dotted(f"{P}.PipeType.{_PIPES[v]}"),
+    "wait_pipe": lambda v: Dotted(f"{P}.PipeType.{_PIPES[v]}"),
+    "mode": lambda v: Const(("none", "rint", "round", "floor", "ceil", "trunc", "odd")[v]),
+    "atomic": lambda v: Dotted(f"{P}.AtomicType.{('None_', 'Add')[v]}"),
+}
+
+_LOOPS = {"Sequential": "range", "Parallel": "parallel", "Unroll": "unroll", "Pipeline": "pipeline"}
 
 _BINARY = {
     "Add": "+",
@@ -238,8 +356,9 @@ _COMPARE = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="
 class _Reader:
     """One function's reading: the names its variables print as."""
 
-    def __init__(self, ir: Any, fn: Any) -> None:
+    def __init__(self, ir: Any, fn: Any, dynamic: dict[int, str]) -> None:
         self.ir = ir
+        self.dynamic = dynamic  # the program's dynamic dimensions: unique id -> name
         self.names: dict[str, int] = {}  # printed name -> the variable's unique id
         self.params: set[int] = set()  # a MemRef base among them prints as a string
         self.defined: set[int] = set()  # parameters and variables the body binds
@@ -336,8 +455,10 @@ class _Reader:
             kind = type(d).__name__
             if kind == "ConstInt":
                 out.append(Const(int(d.value)))
-            else:
-                raise Unsupported(f"a dimension {kind}")  # dynamic dims and composite shapes
+            elif kind == "Var" and (d.unique_id in self.dynamic or d.unique_id in self.defined):
+                out.append(Name(self.name(d)))
+            else:  # composite shapes; a variable of another function's prints marked free
+                raise Unsupported(f"a dimension {kind}")
         return tuple(out)
 
     def tensor_view(self, view: Any, shape: Any) -> Expr:
@@ -356,10 +477,12 @@ class _Reader:
         return Call(f"{P}.TensorView", (), tuple(keywords))
 
     def memref(self, m: Any, signature: bool) -> Expr:
-        if m.is_pinned_ or m.slot_count_ > 1 or m.slot_index_ is not None:
-            raise Unsupported("a pinned or slotted MemRef")
+        if m.slot_count_ > 1 or m.slot_index_ is not None:
+            raise Unsupported("a slotted MemRef")
         base = m.base_
         name = self.name(base)
+        if m.is_pinned_:  # the author's allocation: its name alone (`PrintMemRef`)
+            return Call(f"{P}.MemRef", (Const(name),))
         bare = not signature and base.unique_id in self.defined and base.unique_id not in self.params
         ref: Expr = Name(name) if bare else Const(name)
         return Call(f"{P}.MemRef", (ref, self.expr(m.byte_offset_), Const(int(m.size_))))
@@ -469,12 +592,14 @@ class _Reader:
             orelse = self.body(s.else_body, list(s.return_vars)) if s.else_body is not None else ()
             return If(cond, then, orelse, comments=comments, span=span)
         if kind == "RuntimeScopeStmt":
-            self.blocks += 1  # a scope's body prints as a block: no yield becomes an assignment
-            try:
-                inner = tuple(self.block(s.body))
-            finally:
-                self.blocks -= 1
-            return With(_scope(s.manual), None, inner, comments=comments, span=span)
+            return With(_scope(s.manual), None, self.scope_body(s), comments=comments, span=span)
+        if kind == "InCoreScopeStmt":
+            return self.at(s, [Keyword("level", Dotted(f"{P}.Level.CORE_GROUP")), *self.optimizations(s)])
+        if kind == "HierarchyScopeStmt":
+            keywords = [Keyword("level", Dotted(f"{P}.Level.{s.level.name}"))]
+            if s.role is not None:
+                keywords.append(Keyword("role", Dotted(f"{P}.Role.{s.role.name}")))
+            return self.at(s, keywords)
         if kind in ("BreakStmt", "ContinueStmt") and not self.loops:
             raise Unsupported("a jump outside a loop")
         if kind == "BreakStmt":
@@ -483,10 +608,65 @@ class _Reader:
             return Jump("continue", comments=comments, span=span)
         raise Unsupported(f"statement {kind}")
 
+    def scope_body(self, s: Any) -> tuple[Stmt, ...]:
+        """A scope's body, printed as a block: no yield in it becomes an assignment."""
+        self.blocks += 1
+        try:
+            if self.blocks > _MAX_BLOCKS:
+                raise Unsupported("statements nested deep")
+            return tuple(self.block(s.body))
+        finally:
+            self.blocks -= 1
+
+    def at(self, s: Any, keywords: list[Keyword]) -> Stmt:
+        """`with pl.at(level=..., ...):`, an InCore or hierarchy scope: its name and the attributes
+        the printer writes as keywords, in its order (`PrintScope...Attr`)."""
+        attrs = dict(s.attrs)
+        if "task_id_var" in attrs:  # `as tid`, and the placeholder before it left unprinted
+            raise Unsupported("a scope with a task id")
+        if s.name_hint:
+            keywords.append(Keyword("name_hint", Const(_unescaped(s.name_hint))))
+        for key, keyword in (
+            ("manual_dep_edges", "deps"),
+            ("arg_direction_overrides_vars", "no_dep_args"),
+            ("dump_vars", "dumps"),
+        ):
+            value = attrs.get(key, [])
+            if not isinstance(value, list):  # no list of Vars: the printer skips it
+                raise Unsupported(f"scope attribute {key}")
+            listed = [v for v in value if v is not None]
+            if not all(isinstance(v, self.ir.Var) for v in listed):
+                raise Unsupported(f"scope attribute {key}")
+            if listed:
+                keywords.append(Keyword(keyword, ListExpr(tuple(self.var(v) for v in listed))))
+        for flag in ("allow_early_resolve", "windowize"):
+            value = attrs.get(flag, False)
+            if not isinstance(value, bool):
+                raise Unsupported(f"scope attribute {flag}")
+            if value:
+                keywords.append(Keyword(flag, Const(True)))
+        call = Call(f"{P}.at", (), tuple(keywords))
+        return With(call, None, self.scope_body(s), comments=self.comments(s), span=_span(s))
+
+    def optimizations(self, s: Any) -> tuple[Keyword, ...]:
+        """An InCore scope's `optimizations=[pl.split(...), pl.cross_core_slot(slot_num=n)]`."""
+        found: list[Expr] = []
+        split = s.split
+        if split is not None and split.name != "NONE":
+            found.append(Call(f"{P}.split", (Dotted(f"{P}.SplitMode.{split.name}"),)))
+        attrs = dict(s.attrs)
+        if "slot_num" in attrs:
+            slots = attrs["slot_num"]
+            if not isinstance(slots, int) or isinstance(slots, bool):
+                raise Unsupported("scope attribute slot_num")
+            found.append(Call(f"{P}.cross_core_slot", (), (Keyword("slot_num", Const(slots)),)))
+        return (Keyword("optimizations", ListExpr(tuple(found))),) if found else ()
+
     def for_(self, s: Any, comments: tuple[str, ...], span: Span) -> Stmt:
         kind = s.kind.name
-        if kind not in ("Sequential", "Parallel", "Unroll") or s.attrs:
-            raise Unsupported(f"a {kind} loop or loop attributes")
+        if kind not in _LOOPS:
+            raise Unsupported(f"a {kind} loop")
+        attrs = dict(s.attrs)
         index = self.bind(s.loop_var)
         iter_args = list(s.iter_args)
         carried = tuple(self.bind(a) for a in iter_args)
@@ -498,14 +678,24 @@ class _Reader:
             bounds = [self.expr(start), self.expr(stop)]
         else:
             bounds = [self.expr(start), self.expr(stop), self.expr(step)]
-        keywords: tuple[Keyword, ...] = ()
+        keywords: list[Keyword] = []
+        if kind == "Pipeline":  # its stages print as `stage=`, not among the attributes
+            stages = attrs.pop("pipeline_stages", None)
+            if not isinstance(stages, int) or isinstance(stages, bool):
+                raise Unsupported("a pipelined loop's stages")
+            keywords.append(Keyword("stage", Const(stages)))
         if iter_args:
             from legalog.ir.model import TupleExpr
 
             inits = TupleExpr(tuple(self.expr(a.initValue) for a in iter_args))
-            keywords = (Keyword("init_values", inits),)
-        func = {"Sequential": "range", "Parallel": "parallel", "Unroll": "unroll"}[kind]
-        iterable = Call(f"{P}.{func}", tuple(bounds), keywords)
+            keywords.append(Keyword("init_values", inits))
+        if attrs:  # `attrs={...}`: only scalars print there
+            if not all(isinstance(v, (bool, int, float, str)) for v in attrs.values()):
+                raise Unsupported(f"loop attributes {sorted(attrs)}")
+            keys = tuple(Const(_printable(k)) for k in attrs)
+            values = tuple(self.attr_literal(v) for v in attrs.values())
+            keywords.append(Keyword("attrs", DictExpr(keys, values)))
+        iterable = Call(f"{P}.{_LOOPS[kind]}", tuple(bounds), tuple(keywords))
         self.loops += 1
         try:
             body = self.body(s.body, list(s.return_vars))
@@ -528,7 +718,8 @@ class _Reader:
             self.depth -= 1
 
     def var(self, e: Any) -> Expr:
-        self.used.add(e.unique_id)
+        if e.unique_id not in self.dynamic:  # a dynamic dimension is the program's: never free
+            self.used.add(e.unique_id)
         return Name(self.name(e), span=self.at)
 
     def const_int(self, e: Any) -> Expr:
@@ -646,29 +837,37 @@ class _Reader:
         return Call(func, args, tuple(keywords), span=_span(e))
 
     def call_attrs(self, e: Any) -> tuple[Keyword, ...]:
+        """A call's or launch's `attrs={...}`: `arg_directions` first, then every other attribute
+        in its order (`PrintAttrValue`); `device` and `dump_vars` print as keywords of their own."""
         attrs = dict(e.attrs)
-        directions = attrs.pop("arg_directions", None)
-        if attrs:
+        if attrs.keys() & {"device", "dump_vars"}:
             raise Unsupported(f"call attributes {sorted(attrs)}")
-        if not directions:
-            return ()
-        names = tuple(Dotted(f"{P}.adir.{_ADIR[d.name]}") for d in directions)
-        return (Keyword("attrs", DictExpr((Const("arg_directions"),), (ListExpr(names),))),)
+        keys: list[Expr] = []
+        values: list[Expr] = []
+        directions = attrs.pop("arg_directions", None)
+        if directions:
+            keys.append(Const("arg_directions"))
+            values.append(self.attr_literal(directions))
+        for key, value in attrs.items():
+            keys.append(Const(_printable(key)))
+            values.append(self.attr_literal(value))
+        return (Keyword("attrs", DictExpr(tuple(keys), tuple(values))),) if keys else ()
 
-    def attr_value(self, key: str, value: Any) -> Expr:
+    def attr_literal(self, value: Any) -> Expr:
+        """`PrintAttrValue`: an attribute's value as the printer writes it in `attrs={...}`."""
         from pypto.pypto_core import DataType
 
         ir = self.ir
-        if isinstance(value, bool):
-            return Const(value)
-        if isinstance(value, int):
-            if key in _ENUM_KEYWORDS:
-                raise Unsupported(f"keyword {key}")
+        if isinstance(value, (bool, int)):
             return Const(value)
         if isinstance(value, float):
             return Const(_float(value))
         if isinstance(value, str):
-            return Const(value)
+            return Const(_printable(value))
+        if isinstance(value, list):
+            return ListExpr(tuple(self.attr_literal(v) for v in value))
+        if isinstance(value, ir.ArgDirection):
+            return Dotted(f"{P}.adir.{_ADIR[value.name]}")
         if isinstance(value, DataType):
             return Dotted(f"{P}.{_dtype(value)}")
         if isinstance(value, ir.MemorySpace):
@@ -676,7 +875,25 @@ class _Reader:
         for enum in ("TensorLayout", "TileLayout", "PadValue"):
             if isinstance(value, getattr(ir, enum)):
                 return Dotted(f"{P}.{enum}.{value.name}")
-        raise Unsupported(f"keyword {key} of {type(value).__name__}")
+        if isinstance(value, ir.Expr):
+            return self.expr(value)
+        raise Unsupported(f"an attribute of {type(value).__name__}")
+
+    def attr_value(self, key: str, value: Any) -> Expr:
+        """An op keyword's value: as an attribute's, but for the int keywords the printer names, and
+        a string quoted as it is, unescaped; no lists, directions or expressions."""
+        if isinstance(value, int) and not isinstance(value, bool) and key in _ENUM_KEYWORDS:
+            if value < 0:  # the printer throws where the value is no name
+                raise Unsupported(f"keyword {key}={value}")
+            try:
+                return _ENUM_KEYWORDS[key](value)
+            except IndexError:
+                raise Unsupported(f"keyword {key}={value}") from None
+        if isinstance(value, str) and ("'" in value or "\\" in value):
+            raise Unsupported(f"keyword {key}: a string with a quote or backslash")
+        if isinstance(value, (list, self.ir.ArgDirection, self.ir.Expr)):
+            raise Unsupported(f"keyword {key} of {type(value).__name__}")
+        return self.attr_literal(value)
 
 
 _ADIR = {
@@ -707,6 +924,21 @@ def _scope(manual: bool) -> Call:
     """`with pl.scope():` / `with pl.scope(mode=pl.ScopeMode.MANUAL):`"""
     mode = (Keyword("mode", Dotted(f"{P}.ScopeMode.MANUAL")),) if manual else ()
     return Call(f"{P}.scope", (), mode)
+
+
+def _printable(text: str) -> str:
+    """A string the printer quotes as Python reads it back: printable characters only (it escapes
+    just quotes and backslashes)."""
+    if not text.isprintable():
+        raise Unsupported("a string with unprintable characters")
+    return text
+
+
+def _unescaped(text: str) -> str:
+    """A string the printer writes between double quotes as it is: none it would need to escape."""
+    if '"' in text or "\\" in text:
+        raise Unsupported("a name with a quote or backslash")
+    return _printable(text)
 
 
 def _index_const(e: Any, value: int) -> bool:

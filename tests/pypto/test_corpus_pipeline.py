@@ -30,6 +30,9 @@ import pytest
 import legalog
 from legalog import pypto as lp
 from legalog.analyzer.diagnostics import Diagnostic
+from legalog.ir.objects import read_program
+from legalog.ir.parser import parse
+from legalog.pypto_objects import kernel_names, without_kernel_bodies
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'` leaves it out
@@ -95,6 +98,29 @@ def compiled(pypto: SimpleNamespace) -> Callable[[str], Run]:
         return seen
 
     return run
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_the_object_frontend_reads_what_each_pass_is_given(
+    pypto: SimpleNamespace, compiled: Callable[[str], Run], name: str
+) -> None:
+    """The program each legalog pass is given in the pipeline (not the dump as written) is read
+    from its objects, whole and as the pass reads it (kernels to their returns), into the model
+    `parse` gives of PyPTO's printing of it: no benchmark program falls back to the printing."""
+    run = compiled(name)
+    assert set(run.before) == {lp.GRAPH_PASS, lp.SPMD_PASS}
+    for pass_name, program in sorted(run.before.items()):
+        text = pypto.ir.python_print(program, format=False)
+        kernels = kernel_names(program)
+        for returns_only, printed in (
+            (frozenset[str](), text),
+            (kernels, without_kernel_bodies(text, kernels)),
+        ):
+            assert read_program(program, returns_only=returns_only) == parse(printed), (
+                pass_name,
+                returns_only,
+            )
 
 
 def dump(name: str, position: str) -> Path | None:
