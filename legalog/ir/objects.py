@@ -367,7 +367,7 @@ class _Reader:
         self.depth = 0  # of the expression being read
         # A Var is one object shared by its definition and every use, its span the definition's:
         # a use is placed at the statement that reads it, as the text reader places it on its line.
-        self.at = NO_SPAN
+        self.reading = NO_SPAN
         self.blocks = 0  # statements the one being read is nested in
         self.loops = 0  # loops it is nested in (a jump outside one is refused by Python's compiler)
         self.typed_index = False  # inside a pure constant tree or a type's composite dimension
@@ -503,7 +503,7 @@ class _Reader:
         out: list[Stmt] = []
         for s in stmts:
             if isinstance(s, ir.YieldStmt):  # a function's yield prints as its return
-                self.at = _span(s)
+                self.reading = _span(s)
                 out.append(
                     Return(tuple(self.expr(v) for v in s.value), comments=self.comments(s), span=_span(s))
                 )
@@ -553,7 +553,7 @@ class _Reader:
         return tuple(self.block(body))
 
     def yield_(self, s: Any, return_vars: list[Any]) -> Stmt:
-        self.at = _span(s)  # a leaf: the statement around it restores its own
+        self.reading = _span(s)  # a leaf: the statement around it restores its own
         values = tuple(self.expr(v) for v in s.value)
         call = Call(f"{P}.yield_", values, span=_span(s))
         comments = self.comments(s)
@@ -564,11 +564,11 @@ class _Reader:
         return Assign(names, typed, call, comments=comments, span=_span(s))
 
     def stmt(self, s: Any) -> Stmt:
-        outer, self.at = self.at, _span(s)
+        outer, self.reading = self.reading, _span(s)
         try:
             return self.statement(s)
         finally:
-            self.at = outer
+            self.reading = outer
 
     def statement(self, s: Any) -> Stmt:
         span, comments = _span(s), self.comments(s)
@@ -720,7 +720,7 @@ class _Reader:
     def var(self, e: Any) -> Expr:
         if e.unique_id not in self.dynamic:  # a dynamic dimension is the program's: never free
             self.used.add(e.unique_id)
-        return Name(self.name(e), span=self.at)
+        return Name(self.name(e), span=self.reading)
 
     def const_int(self, e: Any) -> Expr:
         dtype = _dtype(e.dtype)
