@@ -20,6 +20,7 @@ from legalog.rewriter.spmd_guard import GuardPlan
 from legalog.rewriter.spmd_guard_objects import apply_guard_plan_to_objects
 from tests.analyzer.test_spmd import MAIN_PARAMS, TID, T, body, program
 from tests.pypto.test_objects import DUMPS
+from tests.rewriter.test_spmd_plan import SCRATCH_KERNEL, SCRATCH_LINES, kernel
 
 # Of the dumps PyPTO reads and the pass rewrites (54 today), the applier builds 50 of the text's
 # plans; the rest are SSA-versioned analyses (the plan is not in the objects' names) and a
@@ -83,14 +84,6 @@ def test_the_object_applier_builds_the_parse_of_the_text_rewrite(
     assert len(handled) >= 0.9 * (len(handled) + len(unsupported)), unsupported
 
 
-def _kernels(*params: str) -> str:
-    return f"""\
-    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
-    def kernel({", ".join(params)}) -> {T}:
-        return y__ssa_v0
-"""
-
-
 def _text(main_body: str, kernels: str) -> str:
     from legalog.ir import print_program
 
@@ -98,7 +91,7 @@ def _text(main_body: str, kernels: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("lines", "params"),
+    ("lines", "kernels"),
     [
         pytest.param(
             [
@@ -108,23 +101,15 @@ def _text(main_body: str, kernels: str) -> str:
                 f"u__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, r__ssa_v0, deps=[s__ssa_v0], core_num=n__ssa_v0)",
                 f"v__ssa_v0: {T} = u__ssa_v0[0]",
                 f"w__ssa_v0: {TID} = u__ssa_v0[1]",
+                f"z__ssa_v0: pl.Tuple[{T}, {TID}] = pl.submit(self.kernel, x__ssa_v0, v__ssa_v0, deps=[w__ssa_v0])",
                 "return v__ssa_v0",
             ],
-            (f"x__ssa_v0: {T}", f"y__ssa_v0: pl.Out[{T}]"),
+            kernel(f"x__ssa_v0: {T}", f"y__ssa_v0: pl.Out[{T}]"),
             id="computed count and a dummy task with deps",
         ),
-        pytest.param(
-            [
-                f"gm_pipe_buffer_0: {T} = pl.tensor.create([64, 64], dtype=pl.FP32, layout=pl.TensorLayout.ND)",
-                f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0, core_num=n__ssa_v0)",
-                f"r__ssa_v0: {T} = t__ssa_v0[0]",
-                "return r__ssa_v0",
-            ],
-            (f"x__ssa_v0: {T}", f"y__ssa_v0: pl.Out[{T}]", f"buf__ssa_v0: pl.InOut[{T}]"),
-            id="scratch moves into the branch",
-        ),
+        pytest.param(list(SCRATCH_LINES), SCRATCH_KERNEL, id="scratch moves into the branch"),
     ],
 )
-def test_small_programs(pypto: SimpleNamespace, lines: list[str], params: tuple[str, ...]) -> None:
-    text = _text(body(*lines), _kernels(*params))
+def test_small_programs(pypto: SimpleNamespace, lines: list[str], kernels: str) -> None:
+    text = _text(body(*lines), kernels)
     assert _agrees(pypto, text, "<small>") is True

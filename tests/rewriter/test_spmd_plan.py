@@ -99,23 +99,26 @@ def test_a_computed_count_is_bound_once_to_a_fresh_name() -> None:
     assert "if spmd_core_num_1 > 0:" in text
 
 
-def test_scratch_and_dead_projections_are_planned_where_the_launch_is() -> None:
-    create = f"gm_pipe_buffer_0: {T} = pl.tensor.create([64, 64], dtype=pl.FP32, layout=pl.TensorLayout.ND)"
-    kernels = f"""\
-    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
-    def kernel(x__ssa_v0: {T}, y__ssa_v0: pl.Out[{T}], buf__ssa_v0: pl.InOut[{T}]) -> {T}:
-        return y__ssa_v0
-"""
-    p = program(
-        MAIN_PARAMS,
-        body(
-            create,
-            f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0, core_num=n__ssa_v0)",
-            f"r__ssa_v0: {T} = t__ssa_v0[0]",
-            "return r__ssa_v0",
-        ),
-        kernels=kernels,
+def kernel(*params: str) -> str:
+    """A kernel `kernel(<params>)` returning `y__ssa_v0`."""
+    return (
+        "    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)\n"
+        f"    def kernel({', '.join(params)}) -> {T}:\n        return y__ssa_v0\n"
     )
+
+
+# A launch given compiler GM pipe scratch, which is its one use (the tests on PyPTO reuse it).
+SCRATCH_KERNEL = kernel(f"x__ssa_v0: {T}", f"y__ssa_v0: pl.Out[{T}]", f"buf__ssa_v0: pl.InOut[{T}]")
+SCRATCH_LINES = (
+    f"gm_pipe_buffer_0: {T} = pl.tensor.create([64, 64], dtype=pl.FP32, layout=pl.TensorLayout.ND)",
+    f"t__ssa_v0: pl.Tuple[{T}, {TID}] = pl.spmd_submit(self.kernel, x__ssa_v0, y__ssa_v0, gm_pipe_buffer_0, core_num=n__ssa_v0)",
+    f"r__ssa_v0: {T} = t__ssa_v0[0]",
+    "return r__ssa_v0",
+)
+
+
+def test_scratch_is_planned_into_its_launchs_branch() -> None:
+    p = program(MAIN_PARAMS, body(*SCRATCH_LINES), kernels=SCRATCH_KERNEL)
     analysis, plan, _ = _rewritten(p)
     (fg,) = plan.functions
     (g,) = fg.guards
