@@ -23,7 +23,7 @@ from legalog.analyzer.spmd import SpmdOutcome, decide_launches
 from legalog.extractor.lower import Lowering
 from legalog.ir.model import Program
 from legalog.rewriter.graph_boundary import GraphPlan, apply_graph_plan, plan_graphs
-from legalog.rewriter.spmd_guard import guard_launches
+from legalog.rewriter.spmd_guard import GuardPlan, apply_guard_plan, plan_guards
 from legalog.rules.engine import Derived
 from legalog.rules.programs import RULES_OF, PassRules
 
@@ -58,11 +58,6 @@ def _decide_graphs(program: Program, lowering: Lowering, derived: Derived) -> Gr
 
 def _plan_graphs(program: Program, outcome: GraphOutcome) -> GraphPlan:
     return plan_graphs(program, outcome.decisions)
-
-
-def _launches(program: Program, outcome: SpmdOutcome) -> SpmdOutcome:
-    """LegalizeSpmdLaunches' plan: its decisions as they are (`guard_launches` applies them)."""
-    return outcome
 
 
 @dataclass(frozen=True)
@@ -102,8 +97,8 @@ class Pass(Generic[D, P]):
         return cast("D | None", decided.get(self.name))
 
 
-SPMD: Pass[SpmdOutcome, SpmdOutcome] = Pass(
-    "spmd", RULES_OF["spmd"], decide_launches, _launches, guard_launches, "launches"
+SPMD: Pass[SpmdOutcome, GuardPlan] = Pass(
+    "spmd", RULES_OF["spmd"], decide_launches, plan_guards, apply_guard_plan, "launches"
 )
 GRAPH: Pass[GraphOutcome, GraphPlan] = Pass(
     "graph", RULES_OF["graph"], _decide_graphs, _plan_graphs, apply_graph_plan, "decide"
