@@ -12,8 +12,9 @@ whose time counts to the rejection.  Inside the passes, each stage is timed (`st
 into the split the issue asks for: reading (the scan of PyPTO's objects for work, the objects
 read as legalog's model, or else PyPTO's printing and legalog's reading of it, checks, SSA
 versioning and lowering), rules (the rule engine),
-deciding (the decisions, Z3 included), rewriting (legalog's rewrite and the PyPTO Program made
-of it: the changed functions parsed by PyPTO) and verifying (GraphBoundaryLegalized).  The
+deciding (the decisions, Z3 included), rewriting (legalog's plan and its rewrite of the model, and
+the PyPTO Program made of it: the plan applied to the objects, or else the changed functions
+parsed by PyPTO) and verifying (GraphBoundaryLegalized).  The
 first compile of the process also loads legalog's rules: it is run once per program untimed, then
 the timed run of median total is reported.  Codegen is not timed: it is outside the passes.
 
@@ -56,7 +57,7 @@ SPLIT = {
     "reading": ("scan", "objects", "print", "parse", "checks", "version", "lower"),
     "rules": ("rules",),
     "deciding": ("decide", "launches"),
-    "rewriting": ("rewrite", "rebuild"),
+    "rewriting": ("rewrite", "apply", "rebuild"),
     "verifying": ("verify",),
 }
 NOTHING_TO_DECIDE_MS = 0.1  # target 3: a pass with nothing to decide

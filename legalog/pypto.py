@@ -310,6 +310,10 @@ def _transform(
         if analysis.status == "rejected":  # the model's positions are the objects' spans: the user's
             raise _rejected(name, program, analysis.errors, [_span_of(program, d) for d in analysis.errors])
         if analysis.status == "rewritten":
+            # The plan the model's rewrite obeyed, obeyed on the objects: no printing, no parsing.
+            applied = stage("apply", lambda: _apply_to_objects(analysis, program))
+            if applied is not None:
+                return applied
 
             def whole() -> pipeline.Analysis:  # only where the changed functions cannot be parsed alone
                 return analyze(python_print(program, format=False))
@@ -339,6 +343,11 @@ def _transform(
         raise _rejected(name, program, analysis.errors, _user_spans(program, analysis.errors, text))
     if analysis.status == "legal":
         return program  # nothing changed: keep PyPTO's own nodes and spans
+    # The printing names PyPTO's variables as they are named, but where it had to rename one: an
+    # applier meets such a name as one it cannot find, and the changed functions are parsed.
+    applied = stage("apply", lambda: _apply_to_objects(analysis, program))
+    if applied is not None:
+        return applied
     return stage("rebuild", lambda: _rebuild(name, analysis, program, lambda: analyze(text)))
 
 
@@ -351,6 +360,35 @@ def _read_objects(program: Any, kernels: frozenset[str]) -> Program | None:
         return read_program(program, returns_only=kernels)
     except Unsupported:
         return None
+
+
+def _apply_to_objects(analysis: Analysis, program: Any) -> Any | None:
+    """`program` with each pass's plan (`Analysis.plans`) applied to its objects by that plan's
+    object applier, or None where an applier meets what it does not know (`Unsupported`): the
+    changed functions are then rebuilt from their printing.  A plan names the variables as the
+    objects do only where the analysis did not version them into SSA names."""
+    from legalog.ir.objects import Unsupported
+
+    if analysis.versions:
+        return None
+    out = program
+    try:
+        for pass_name, plan in analysis.plans.items():
+            out = _object_applier(pass_name)(out, plan)
+    except Unsupported:
+        return None
+    return out
+
+
+def _object_applier(pass_name: PassName) -> Callable[[Any, Any], Any]:
+    """The applier of a pass's plan onto PyPTO's objects (beside its applier onto the model)."""
+    if pass_name == "graph":
+        from legalog.rewriter.graph_boundary_objects import apply_graph_plan_to_objects
+
+        return apply_graph_plan_to_objects
+    from legalog.rewriter.spmd_guard_objects import apply_guard_plan_to_objects
+
+    return apply_guard_plan_to_objects
 
 
 def _verifying() -> bool:
