@@ -166,6 +166,16 @@ def test_graph_boundary_legalized_is_verified_as_pyptos_verification_level_asks(
     assert ran == {"NONE": False, "BASIC": True}
 
 
+def test_the_spmd_pass_leaves_its_produced_property_to_pyptos_verifier(pypto: SimpleNamespace) -> None:
+    """LegalizeSpmdLaunches produces NormalizedStmtStructure, which PyPTO verifies: at BASIC it runs
+    no verifier of legalog's own (LegalizeGraphBoundary does: GraphBoundaryLegalized has none)."""
+    program = pypto.pl.parse((GRAPH / "a09_orch_spmd_counts.spmd_input.py").read_text())
+    stages = Stages()
+    with context(pypto, pypto.passes.VerificationLevel.BASIC):
+        out = lp.legalize_spmd_launches(stage=stages)(program)
+    assert out is not program and "apply" in stages.names and "verify" not in stages.names
+
+
 def test_verify_graph_boundary_judges_any_program(pypto: SimpleNamespace, hbg: Callable[..., Any]) -> None:
     """A later pass can ask whether GraphBoundaryLegalized holds: not on a01 before the pass (its
     Graph still derives values the call site can compute), and on the pass's output."""
