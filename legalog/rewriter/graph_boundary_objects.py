@@ -34,6 +34,7 @@ from typing import Any
 
 from legalog.ir.objects import Unsupported
 from legalog.rewriter.graph_boundary import CallSite, GraphEdit, GraphPlan, HoistedLocal
+from legalog.rewriter.objects_walk import walked_in_python
 
 __all__ = ["Unsupported", "apply_graph_plan_to_objects"]
 
@@ -137,7 +138,7 @@ def _dropper() -> type:
     mutator, made once: a class per call costs more than a small Graph's walk)."""
     from pypto.pypto_core import ir
 
-    class Drop(_through(ir.IRMutator)):  # type: ignore[misc]
+    class Drop(walked_in_python(ir.IRMutator)):  # type: ignore[misc]
         def __init__(self, names: frozenset[str]) -> None:
             super().__init__()
             self.names = names
@@ -180,7 +181,7 @@ def _extender() -> type:
     site's locals bound just before it, in its block."""
     from pypto.pypto_core import ir
 
-    class Extend(_through(ir.IRMutator)):  # type: ignore[misc]
+    class Extend(walked_in_python(ir.IRMutator)):  # type: ignore[misc]
         def __init__(self, sites: tuple[CallSite, ...], originals: Mapping[str, Any]) -> None:
             super().__init__()
             self.sites, self.originals = sites, originals
@@ -333,7 +334,7 @@ def _reads_no_graph_local(
 def _var_reader() -> type:
     from pypto.pypto_core import ir
 
-    class Reads(_through(ir.IRVisitor)):  # type: ignore[misc]
+    class Reads(walked_in_python(ir.IRVisitor)):  # type: ignore[misc]
         def __init__(self, ids: frozenset[int]) -> None:
             super().__init__()
             self.ids, self.hit = ids, False
@@ -369,7 +370,7 @@ def _definitions(fn: Any, ir: Any) -> dict[str, Any]:
 def _definer() -> type:
     from pypto.pypto_core import ir
 
-    class Defs(_through(ir.IRVisitor)):  # type: ignore[misc]
+    class Defs(walked_in_python(ir.IRVisitor)):  # type: ignore[misc]
         def __init__(self, define: Any) -> None:
             super().__init__()
             self.define = define
@@ -413,7 +414,7 @@ def _walk(stmt: Any, ir: Any) -> list[Any]:
 def _assigns() -> type:
     from pypto.pypto_core import ir
 
-    class Assigns(_through(ir.IRVisitor)):  # type: ignore[misc]
+    class Assigns(walked_in_python(ir.IRVisitor)):  # type: ignore[misc]
         def __init__(self, found: list[Any]) -> None:
             super().__init__()
             self.found = found
@@ -423,35 +424,6 @@ def _assigns() -> type:
             super().visit_assign_stmt(op)
 
     return Assigns
-
-
-# Every statement that holds a block.  PyPTO's C++ visitors reach a nested block's statements
-# through a Python override only where the statement holding it was visited through one too:
-# left to C++, a loop's body never calls back `visit_seq_stmts`.
-_COMPOUND = (
-    "visit_seq_stmts",
-    "visit_for_stmt",
-    "visit_while_stmt",
-    "visit_if_stmt",
-    "visit_in_core_scope_stmt",
-    "visit_cluster_scope_stmt",
-    "visit_hierarchy_scope_stmt",
-    "visit_spmd_scope_stmt",
-    "visit_split_aiv_scope_stmt",
-    "visit_runtime_scope_stmt",
-    "visit_comm_domain_scope_stmt",
-)
-
-
-@functools.cache
-def _through(base: type) -> type:
-    """`base` (PyPTO's `IRVisitor` or `IRMutator`) with each compound statement's visit made a
-    Python override of its own default, so that every block is walked in Python."""
-
-    def default(name: str) -> Any:
-        return lambda self, op: getattr(base, name)(self, op)
-
-    return type(f"Through{base.__name__}", (base,), {n: default(n) for n in _COMPOUND if hasattr(base, n)})
 
 
 def _var(names: Mapping[str, Any], name: str, function: str) -> Any:

@@ -24,6 +24,7 @@ import functools
 from typing import Any
 
 from legalog.ir.objects import Unsupported
+from legalog.rewriter.objects_walk import walked_in_python
 from legalog.rewriter.spmd_guard import FunctionGuards, Guard, GuardPlan
 
 __all__ = ["apply_guard_plan_to_objects"]
@@ -125,7 +126,7 @@ def _guarder() -> type:
     """The mutator class, made once (PyPTO imported on first use)."""
     from pypto.pypto_core import DataType, ir
 
-    class Guarder(ir.IRMutator):
+    class Guarder(walked_in_python(ir.IRMutator)):  # type: ignore[misc]
         def __init__(self, fn: Any, plan: FunctionGuards) -> None:
             super().__init__()
             self.plan = plan
@@ -271,31 +272,7 @@ def _guarder() -> type:
                 raise Unsupported(f"{op.name_hint} read other than by a guarded slot")
             return self.renamed.get(op.unique_id, op)
 
-    # PyPTO's mutator reaches a Python `visit_seq_stmts` inside a statement only through that
-    # statement's own Python visit (as measured: a scope's body is not otherwise): each one that
-    # holds a body is passed through Python.
-    for holder in _BODY_HOLDERS:
-        setattr(Guarder, holder, _through(holder))
     return Guarder
-
-
-_BODY_HOLDERS = (
-    "visit_for_stmt",
-    "visit_while_stmt",
-    "visit_if_stmt",
-    "visit_in_core_scope_stmt",
-    "visit_cluster_scope_stmt",
-    "visit_hierarchy_scope_stmt",
-    "visit_split_aiv_scope_stmt",
-    "visit_runtime_scope_stmt",
-)
-
-
-def _through(name: str) -> Any:
-    def visit(self: Any, op: Any) -> Any:
-        return getattr(super(type(self), self), name)(op)
-
-    return visit
 
 
 def _with_count(ir: Any, launch: Any, count: Any) -> Any:
