@@ -535,26 +535,35 @@ def _user_spans(program: Any, errors: tuple[Diagnostic, ...], text: str) -> list
     that line prints: the k-th assignment of that name in the function, as the line is the k-th
     printed one (a name may be bound again outside SSA form); else at the binding of its subject;
     else at its function."""
+    from legalog.rewriter.objects_walk import assignments
+
     lines = text.splitlines()
+    walked: dict[str, tuple[dict[str, list[Any]], dict[str, Any]]] = {}  # each function walked once
     out: list[_Place | None] = []
     for d in errors:
         fn = program.get_function(d.function) if d.function else None
         if fn is None:
             out.append(None)
             continue
-        span = _printed_assignment(fn, lines, d.line) or _binding_spans(fn).get(d.subject or "") or fn.span
+        if fn.name not in walked:
+            walked[fn.name] = (
+                {n: [a.span for a in s] for n, s in assignments(fn.body).items()},
+                _binding_spans(fn),
+            )
+        assigned, bound = walked[fn.name]
+        span = _printed_assignment(assigned, lines, d.line) or bound.get(d.subject or "") or fn.span
         out.append(_Place(span.filename, span.begin_line, span.begin_column) if span.is_valid() else None)
     return out
 
 
-def _printed_assignment(fn: Any, lines: list[str], line: int) -> Any | None:
-    """The span of the assignment printed at `line` (1-based) of `lines`, in `fn`; None when that
-    line prints none."""
+def _printed_assignment(assigned: dict[str, list[Any]], lines: list[str], line: int) -> Any | None:
+    """The span of the assignment printed at `line` (1-based) of `lines`, among the function's
+    assignment spans by name (`assigned`); None when that line prints none."""
     if not 0 < line <= len(lines) or (bound := _assigned(lines[line - 1])) is None:
         return None
     start = next((k for k in range(line - 1, -1, -1) if _DEF.match(lines[k])), 0)
     nth = sum(_assigned(lines[k]) == bound for k in range(start, line - 1))
-    spans = _assignment_spans(fn).get(bound, [])
+    spans = assigned.get(bound, [])
     return spans[nth] if nth < len(spans) else None
 
 
@@ -563,21 +572,6 @@ def _assigned(line: str) -> str | None:
     or loop's `pl.yield_`, which prints no assignment of its own."""
     bound = _BINDING.match(line)
     return bound.group(1) if bound and "yield_(" not in line else None
-
-
-def _assignment_spans(fn: Any) -> dict[str, list[Any]]:
-    """Name -> the spans of the assignments binding it in `fn`, in the order they are printed."""
-    from pypto.pypto_core import ir
-
-    spans: dict[str, list[Any]] = {}
-
-    class Assignments(ir.IRVisitor):
-        def visit_assign_stmt(self, op: Any) -> None:
-            spans.setdefault(op.var.name_hint, []).append(op.span)
-            super().visit_assign_stmt(op)
-
-    Assignments().visit_stmt(fn.body)
-    return spans
 
 
 @functools.cache

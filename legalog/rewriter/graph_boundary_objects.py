@@ -34,7 +34,7 @@ from typing import Any
 
 from legalog.ir.objects import Unsupported
 from legalog.rewriter.graph_boundary import CallSite, GraphEdit, GraphPlan, HoistedLocal
-from legalog.rewriter.objects_walk import walked_in_python
+from legalog.rewriter.objects_walk import assignments, walked_in_python
 
 __all__ = ["Unsupported", "apply_graph_plan_to_objects"]
 
@@ -249,7 +249,10 @@ def _extender() -> type:
                     )
                 graph = self.originals[site.callee]
                 if site.callee not in self.names:  # found once for all the Graph's call sites here
-                    self.names[site.callee] = (_definitions(graph, ir), _assignments(graph))
+                    self.names[site.callee] = (
+                        _definitions(graph, ir),
+                        {n: a[-1] for n, a in assignments(graph.body).items()},
+                    )
                 return _extend_call(value, site, graph, self.names[site.callee], prelude, ir)
 
             if isinstance(stmt, ir.AssignStmt):
@@ -395,35 +398,6 @@ def _definer() -> type:
             super().visit_if_stmt(op)
 
     return Defs
-
-
-def _assignments(fn: Any) -> dict[str, Any]:
-    """The single assignments of `fn` by their target's name."""
-    from pypto.pypto_core import ir
-
-    return {s.var.name_hint: s for s in _walk(fn.body, ir) if isinstance(s, ir.AssignStmt)}
-
-
-def _walk(stmt: Any, ir: Any) -> list[Any]:
-    found: list[Any] = []
-    _assigns()(found).visit_stmt(stmt)
-    return found
-
-
-@functools.cache
-def _assigns() -> type:
-    from pypto.pypto_core import ir
-
-    class Assigns(walked_in_python(ir.IRVisitor)):  # type: ignore[misc]
-        def __init__(self, found: list[Any]) -> None:
-            super().__init__()
-            self.found = found
-
-        def visit_assign_stmt(self, op: Any) -> None:
-            self.found.append(op)
-            super().visit_assign_stmt(op)
-
-    return Assigns
 
 
 def _var(names: Mapping[str, Any], name: str, function: str) -> Any:

@@ -4,7 +4,8 @@ Measured on PyPTO e2d0f78: its C++ visitors reach a Python override for a statem
 block (`visit_seq_stmts` of a loop's body, say) only where the statement holding that block was
 itself visited through a Python override; left to C++, a loop's or scope's body never calls back.
 `walked_in_python(base)` is `base` with every block-holding statement's visit passed through
-Python, so an override sees every statement however deeply it is nested.
+Python, so an override sees every statement however deeply it is nested; `assignments` is the
+one walk of a body's assignments by name, for the appliers and for placing a rejection.
 """
 
 from __future__ import annotations
@@ -37,3 +38,27 @@ def walked_in_python(base: type) -> type:
         return lambda self, op: getattr(base, name)(self, op)
 
     return type(f"Through{base.__name__}", (base,), {n: default(n) for n in COMPOUND if hasattr(base, n)})
+
+
+def assignments(body: Any) -> dict[str, list[Any]]:
+    """Every `AssignStmt` under `body` (a statement), by its target's name, in the order they
+    are printed (a name outside SSA form may be assigned more than once)."""
+    found: dict[str, list[Any]] = {}
+    _assignment_walker()(found).visit_stmt(body)
+    return found
+
+
+@functools.cache
+def _assignment_walker() -> type:
+    from pypto.pypto_core import ir
+
+    class Assignments(walked_in_python(ir.IRVisitor)):  # type: ignore[misc]
+        def __init__(self, found: dict[str, list[Any]]) -> None:
+            super().__init__()
+            self.found = found
+
+        def visit_assign_stmt(self, op: Any) -> None:
+            self.found.setdefault(op.var.name_hint, []).append(op)
+            super().visit_assign_stmt(op)
+
+    return Assignments

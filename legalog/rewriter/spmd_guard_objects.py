@@ -24,7 +24,7 @@ import functools
 from typing import Any
 
 from legalog.ir.objects import Unsupported
-from legalog.rewriter.objects_walk import walked_in_python
+from legalog.rewriter.objects_walk import assignments, walked_in_python
 from legalog.rewriter.spmd_guard import FunctionGuards, Guard, GuardPlan
 
 __all__ = ["apply_guard_plan_to_objects"]
@@ -76,20 +76,10 @@ def _var_names(fn: Any) -> dict[str, Any]:
     return found
 
 
-def _assignments(fn: Any, names: set[str]) -> dict[str, Any]:
+def _scratch(fn: Any, names: set[str]) -> dict[str, Any]:
     """The AssignStmts of `fn` that bind `names` (scratch to move), by name."""
-    from pypto.pypto_core import ir
-
-    found: dict[str, Any] = {}
-
-    class Assignments(ir.IRVisitor):
-        def visit_assign_stmt(self, op: Any) -> None:
-            if op.var.name_hint in names:
-                found[op.var.name_hint] = op
-            super().visit_assign_stmt(op)
-
-    if names:
-        Assignments().visit_function(fn)
+    bound = assignments(fn.body) if names else {}
+    found = {n: bound[n][-1] for n in names if n in bound}
     if set(found) != names:
         raise Unsupported(f"scratch not bound by an assignment: {sorted(names - set(found))}")
     return found
@@ -133,7 +123,7 @@ def _guarder() -> type:
             self.vars = _var_names(fn)
             self.guards = {g.ordinal: g for g in plan.guards}
             self.site = 0  # launch sites met so far, in pre-order
-            self.scratch = _assignments(fn, {n for g in plan.guards for n in g.scratch})
+            self.scratch = _scratch(fn, {n for g in plan.guards for n in g.scratch})
             self.reads: dict[tuple[int, int], Any] = {}  # (tuple Var id, slot) -> its merged Var
             self.renamed: dict[int, Any] = {}  # Var id -> the merged Var reads take instead
             self.replaced: set[int] = set()  # ids of tuples whose every read must be `t[i]`
