@@ -77,122 +77,143 @@ def read_program(program: Any, *, returns_only: Collection[str] = ()) -> Program
     (kernels, of which the analysis reads no more) keeps only its top-level returns where it has
     one, as `legalog.pypto_objects.without_kernel_bodies` leaves its printed text.  Raises
     `Unsupported` where it does not know the printing."""
-    from pypto.pypto_core import ir
-
     if program.name == "":
         raise Unsupported("an unnamed program")
-    dynamic = _dynamic_dims(program, ir)
-    functions = [_function(f, f.name in returns_only, dynamic) for f in _printed_order(program, ir)]
-    return Program(program.name, P, tuple(sorted(dynamic.values())), tuple(functions))
+    functions = list(program.functions.values())  # each call of `functions` wraps every one anew
+    dynamic, calls = _survey(functions)
+    ordered = _printed_order({f.name: f for f in functions}, calls)
+    read = [_function(f, f.name in returns_only, dynamic) for f in ordered]
+    return Program(program.name, P, tuple(sorted(dynamic.values())), tuple(read))
 
 
-def _dynamic_dims(program: Any, ir: Any) -> dict[int, str]:
-    """The printer's `pl.dynamic(...)` declarations (`CollectDynVarMapping`): each variable a
-    dimension names (in the types of the parameters, the return types and the variables the
-    body visits) that no function defines, by unique id -> its name."""
-    found: dict[int, Any] = {}
+def _survey(functions: list[Any]) -> tuple[dict[int, str], dict[str, list[str]]]:
+    """One walk of every function: the printer's `pl.dynamic(...)` declarations
+    (`CollectDynVarMapping`), each variable a dimension names (in the types of the parameters,
+    the return types and the variables the body visits) that no function defines, by unique id
+    -> its name; and the functions each function calls, by name (sorted)."""
+    from pypto.pypto_core import ir
 
-    def dims(t: Any) -> None:
-        kind = type(t).__name__
-        if kind == "TupleType":
-            for inner in t.types:
-                dims(inner)
-            return
-        if kind not in ("TensorType", "TileType"):
-            return
-        parts = list(t.shape)
-        view = t.tensor_view if kind == "TensorType" else t.tile_view
-        if view is not None:
-            parts += [*view.valid_shape, *view.stride]
-            if kind == "TileType":
-                parts.append(view.start_offset)
-        for d in parts:
-            leaves(d)
-
-    def leaves(e: Any) -> None:
-        if e is None:
-            return
-        if type(e).__name__ == "Var":  # `As<Var>` is the exact kind: an IterArg is not one
-            found.setdefault(e.unique_id, e)
-        elif isinstance(e, ir.BinaryExpr):
-            leaves(e.left)
-            leaves(e.right)
-        elif isinstance(e, ir.UnaryExpr):
-            leaves(e.operand)
-
-    typed: set[int] = set()
-
-    class Types(ir.IRVisitor):  # `DynVarCollector`: a Var's own type, not the Vars it names
-        def visit_var(self, op: Any) -> None:
-            if op.unique_id not in typed:  # a variable's type is one: read it once
-                typed.add(op.unique_id)
-                dims(op.type)
-
-    visitor = Types()
+    survey = _surveyor()()
     defined: set[int] = set()
-    for fn in program.functions.values():
+    calls: dict[str, list[str]] = {}
+    for fn in functions:
+        survey.callees = set()
         for param in fn.params:
-            visitor.visit_expr(param)
+            survey.visit_expr(param)
             defined.add(param.unique_id)
             view = getattr(param.type, "tensor_view", None)
             if view is not None and any(type(d).__name__ != "ConstInt" for d in view.valid_shape):
                 raise Unsupported("a parameter's valid shape naming a variable")  # declared anyway
         for t in fn.return_types:
-            dims(t)
-        if fn.body is not None:
-            visitor.visit_stmt(fn.body)
-            _definitions(fn.body, defined)
+            _dims(t, survey.found, ir)
+        body = fn.body
+        if body is not None:
+            survey.visit_stmt(body)
+            _definitions(body, defined)
+        calls[fn.name] = sorted(survey.callees)
     names: dict[str, int] = {}
     out: dict[int, str] = {}
-    for uid, var in found.items():
+    for uid, var in survey.found.items():
         if uid in defined:
             continue
         if names.setdefault(var.name_hint, uid) != uid:
             raise Unsupported(f"two dynamic dimensions named {var.name_hint}")  # renamed
         out[uid] = var.name_hint
-    return out
+    return out, calls
 
 
-def _printed_order(program: Any, ir: Any) -> list[Any]:
+@functools.cache
+def _surveyor() -> type:
+    """The visitor of `_survey`, made once (a nanobind class per call costs more than a small
+    function's walk): PyPTO's own `IRVisitor` walks the statements and expressions, and calls
+    back for variables (`DynVarCollector`: a Var's own type, not the Vars it names), calls and
+    launches."""
+    from pypto.pypto_core import ir
+
+    class Survey(ir.IRVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: dict[int, Any] = {}  # dimension variables, by unique id
+            self.typed: set[int] = set()  # variables whose type is read: a variable's type is one
+            self.callees: set[str] = set()  # of the function being walked
+
+        def visit_var(self, op: Any) -> None:
+            uid = op.unique_id
+            if uid not in self.typed:
+                self.typed.add(uid)
+                _dims(op.type, self.found, ir)
+
+        def visit_call(self, op: Any) -> None:
+            callee = op.op
+            if isinstance(callee, ir.GlobalVar):
+                self.callees.add(callee.name)
+            super().visit_call(op)
+
+        def visit_submit(self, op: Any) -> None:
+            callee = op.op
+            if isinstance(callee, ir.GlobalVar):
+                self.callees.add(callee.name)
+            super().visit_submit(op)
+
+    return Survey
+
+
+def _dims(t: Any, found: dict[int, Any], ir: Any) -> None:
+    """The variables `t`'s dimensions name (shape, and a view's valid shape, stride and offset)
+    into `found`, by unique id."""
+    kind = type(t).__name__
+    if kind == "TupleType":
+        for inner in t.types:
+            _dims(inner, found, ir)
+        return
+    if kind not in ("TensorType", "TileType"):
+        return
+    parts = list(t.shape)
+    view = t.tensor_view if kind == "TensorType" else t.tile_view
+    if view is not None:
+        parts += [*view.valid_shape, *view.stride]
+        if kind == "TileType":
+            parts.append(view.start_offset)
+    for d in parts:
+        _leaves(d, found, ir)
+
+
+def _leaves(e: Any, found: dict[int, Any], ir: Any) -> None:
+    if e is None:
+        return
+    if type(e).__name__ == "Var":  # `As<Var>` is the exact kind: an IterArg is not one
+        found.setdefault(e.unique_id, e)
+    elif isinstance(e, ir.BinaryExpr):
+        _leaves(e.left, found, ir)
+        _leaves(e.right, found, ir)
+    elif isinstance(e, ir.UnaryExpr):
+        _leaves(e.operand, found, ir)
+
+
+def _printed_order(by_name: dict[str, Any], calls: dict[str, list[str]]) -> list[Any]:
     """The printer's order: by name, each function after the functions it calls (a cycle: by
     name)."""
-    by_name = {f.name: f for f in program.functions.values()}
-    calls = {name: sorted(_callees(f, ir) & by_name.keys()) for name, f in by_name.items()}
     out: list[str] = []
     done: set[str] = set()
-
-    def visit(name: str, busy: frozenset[str]) -> bool:
-        if name in done:
-            return True
-        if name in busy:
-            return False
-        if not all(visit(c, busy | {name}) for c in calls[name]):
-            return False
-        done.add(name)
-        out.append(name)
-        return True
-
-    if not all(visit(name, frozenset()) for name in sorted(by_name)):
+    if not all(_after_callees(name, frozenset(), calls, done, out) for name in sorted(by_name)):
         out = sorted(by_name)
     return [by_name[name] for name in out]
 
 
-def _callees(fn: Any, ir: Any) -> set[str]:
-    found: set[str] = set()
-
-    class Calls(ir.IRVisitor):
-        def visit_call(self, op: Any) -> None:
-            if isinstance(op.op, ir.GlobalVar):
-                found.add(op.op.name)
-            super().visit_call(op)
-
-        def visit_submit(self, op: Any) -> None:
-            if isinstance(op.op, ir.GlobalVar):
-                found.add(op.op.name)
-            super().visit_submit(op)
-
-    Calls().visit_function(fn)
-    return found
+def _after_callees(
+    name: str, busy: frozenset[str], calls: dict[str, list[str]], done: set[str], out: list[str]
+) -> bool:
+    """`name` appended to `out` after each function it calls (of the program's); False on a
+    cycle."""
+    if name in done:
+        return True
+    if name in busy:
+        return False
+    if not all(_after_callees(c, busy | {name}, calls, done, out) for c in calls[name] if c in calls):
+        return False
+    done.add(name)
+    out.append(name)
+    return True
 
 
 _SCOPES = frozenset(
