@@ -267,24 +267,27 @@ def _span(node: Any) -> Span:
 def _function(fn: Any, returns_only: bool, dynamic: dict[int, str]) -> Function:
     from pypto.pypto_core import ir
 
-    if fn.requires_runtime_binding or fn.body is None:
+    body = fn.body
+    if fn.requires_runtime_binding or body is None:
         raise Unsupported("a function without a body")
-    if any(k != "split" or fn.attrs[k] != 0 for k in fn.attrs):
+    attrs = fn.attrs  # each read of a node's field converts it anew: read once
+    if any(k != "split" or attrs[k] != 0 for k in attrs):
         raise Unsupported("function attributes")
     reader = _Reader(ir, fn, dynamic)
-    role = fn.role
+    role, func_type, level = fn.role, fn.func_type, fn.level
     decorator: list[Keyword] = []
-    if fn.func_type != ir.FunctionType.Opaque:
-        decorator.append(Keyword("type", Dotted(f"{P}.FunctionType.{fn.func_type.name}")))
-    if fn.level is not None:
-        decorator.append(Keyword("level", Dotted(f"{P}.Level.{fn.level.name}")))
+    if func_type != ir.FunctionType.Opaque:
+        decorator.append(Keyword("type", Dotted(f"{P}.FunctionType.{func_type.name}")))
+    if level is not None:
+        decorator.append(Keyword("level", Dotted(f"{P}.Level.{level.name}")))
     if role is not None:
         decorator.append(Keyword("role", Dotted(f"{P}.Role.{role.name}")))
-    for var in [*fn.params, *ir.collect_def_vars(fn.body)]:  # defined anywhere, before or after a use
+    fn_params = fn.params
+    for var in [*fn_params, *ir.collect_def_vars(body)]:  # defined anywhere, before or after a use
         reader.bind(var)
-    params = tuple(reader.param(v, d) for v, d in zip(fn.params, fn.param_directions, strict=True))
+    params = tuple(reader.param(v, d) for v, d in zip(fn_params, fn.param_directions, strict=True))
     returns = tuple(reader.type(t, signature=True) for t in fn.return_types)
-    body = reader.function_body(fn.body, returns_only=returns_only)
+    read = reader.function_body(body, returns_only=returns_only)
     if reader.used - reader.defined:  # the printer marks a free variable `__FREE_VAR`
         raise Unsupported("a variable used and never defined")
     return Function(
@@ -294,7 +297,7 @@ def _function(fn: Any, returns_only: bool, dynamic: dict[int, str]) -> Function:
         params=params,
         returns=returns or None,
         returns_tuple=len(returns) > 1,
-        body=body,
+        body=read,
         span=_span(fn),
     )
 
@@ -392,30 +395,6 @@ class _Reader:
         self.blocks = 0  # statements the one being read is nested in
         self.loops = 0  # loops it is nested in (a jump outside one is refused by Python's compiler)
         self.typed_index = False  # inside a pure constant tree or a type's composite dimension
-        self.exprs: dict[str, Callable[[Any], Expr]] = {
-            "Var": self.var,
-            "IterArg": self.var,
-            "ConstInt": self.const_int,
-            "ConstFloat": self.const_float,
-            "ConstBool": lambda e: Const(bool(e.value), span=_span(e)),
-            "Call": self.call,
-            "Submit": self.submit,
-            "MakeTuple": lambda e: ListExpr(tuple(self.expr(x) for x in e.elements), span=_span(e)),
-            "TupleGetItemExpr": lambda e: Subscript(self.expr(e.tuple), Const(e.index), span=_span(e)),
-            "Neg": self.neg,
-            "Not": lambda e: UnaryOp("not", self.expr(e.operand), span=_span(e)),
-            "BitNot": lambda e: UnaryOp("~", self.expr(e.operand), span=_span(e)),
-            "Abs": lambda e: Call("abs", (self.expr(e.operand),), span=_span(e)),
-            "Cast": self.cast,
-            "Min": lambda e: self.function_op("min", e),
-            "Max": lambda e: self.function_op("max", e),
-            "And": lambda e: self.bool_op("and", e),
-            "Or": lambda e: self.bool_op("or", e),
-        }
-        for kind, op in _BINARY.items():
-            self.exprs[kind] = functools.partial(self.binary, op)
-        for kind, op in _COMPARE.items():
-            self.exprs[kind] = functools.partial(self.compare, op)
 
     # ------------------------------------------------------------------------------- names
 
@@ -524,16 +503,15 @@ class _Reader:
         out: list[Stmt] = []
         for s in stmts:
             if isinstance(s, ir.YieldStmt):  # a function's yield prints as its return
-                self.reading = _span(s)
-                out.append(
-                    Return(tuple(self.expr(v) for v in s.value), comments=self.comments(s), span=_span(s))
-                )
+                span = self.reading = _span(s)
+                out.append(Return(tuple(self.expr(v) for v in s.value), comments=self.comments(s), span=span))
             else:
                 out.extend(self.block(s))
         return tuple(out)
 
     def comments(self, s: Any) -> tuple[str, ...]:
-        return tuple(f"# {line}" for line in s.leading_comments)
+        lines = s.leading_comments
+        return tuple(f"# {line}" for line in lines) if lines else ()
 
     def block(self, s: Any) -> list[Stmt]:
         """A statement as the printer's `PrintStmtBlock` prints it (a sequence flattened)."""
@@ -573,26 +551,28 @@ class _Reader:
             return (With(_scope(False), None, inner, comments=self.comments(body), span=_span(body)),)
         return tuple(self.block(body))
 
-    def yield_(self, s: Any, return_vars: list[Any]) -> Stmt:
-        self.reading = _span(s)  # a leaf: the statement around it restores its own
+    def yield_(self, s: Any, return_vars: list[Any], span: Span | None = None) -> Stmt:
+        """`pl.yield_(...)`, assigning `return_vars` where there are any; `span`: `s`'s, where
+        read already."""
+        span = self.reading = _span(s) if span is None else span  # a leaf: the statement around it restores its own
         values = tuple(self.expr(v) for v in s.value)
-        call = Call(f"{P}.yield_", values, span=_span(s))
+        call = Call(f"{P}.yield_", values, span=span)
         comments = self.comments(s)
         if not values or not return_vars:
-            return ExprStmt(call, comments=comments, span=_span(s))
+            return ExprStmt(call, comments=comments, span=span)
         names = tuple(self.bind(v) for v in return_vars)
         typed = self.type(return_vars[0].type) if len(return_vars) == 1 else None
-        return Assign(names, typed, call, comments=comments, span=_span(s))
+        return Assign(names, typed, call, comments=comments, span=span)
 
     def stmt(self, s: Any) -> Stmt:
         outer, self.reading = self.reading, _span(s)
         try:
-            return self.statement(s)
+            return self.statement(s, self.reading)
         finally:
             self.reading = outer
 
-    def statement(self, s: Any) -> Stmt:
-        span, comments = _span(s), self.comments(s)
+    def statement(self, s: Any, span: Span) -> Stmt:
+        comments = self.comments(s)
         kind = type(s).__name__
         if kind == "AssignStmt":
             self.signature = False
@@ -604,7 +584,7 @@ class _Reader:
         if kind == "ReturnStmt":
             return Return(tuple(self.expr(v) for v in s.value), comments=comments, span=span)
         if kind == "YieldStmt":
-            return self.yield_(s, [])
+            return self.yield_(s, [], span)
         if kind == "ForStmt":
             return self.for_(s, comments, span)
         if kind == "IfStmt":
@@ -727,14 +707,14 @@ class _Reader:
     # ------------------------------------------------------------------------- expressions
 
     def expr(self, e: Any) -> Expr:
-        reader = self.exprs.get(type(e).__name__)
+        reader = _EXPRS.get(type(e).__name__)
         if reader is None:
             raise Unsupported(f"expression {type(e).__name__}")
         self.depth += 1
         try:
             if self.depth > _MAX_DEPTH:
                 raise Unsupported("an expression nested deep")
-            return reader(e)
+            return reader(self, e)
         finally:
             self.depth -= 1
 
@@ -770,11 +750,11 @@ class _Reader:
             return Const(-operand.value, span=_span(e))
         return UnaryOp("-", operand, span=_span(e))
 
-    def binary(self, op: Any, e: Any) -> Expr:
+    def binary(self, e: Any, op: Any) -> Expr:
         with self.pure_constants(e):
             return BinOp(op, self.expr(e.left), self.expr(e.right), span=_span(e))
 
-    def compare(self, op: Any, e: Any) -> Expr:
+    def compare(self, e: Any, op: Any) -> Expr:
         with self.pure_constants(e):
             return Compare(op, self.expr(e.left), self.expr(e.right), span=_span(e))
 
@@ -915,6 +895,31 @@ class _Reader:
         if isinstance(value, (list, self.ir.ArgDirection, self.ir.Expr)):
             raise Unsupported(f"keyword {key} of {type(value).__name__}")
         return self.attr_literal(value)
+
+
+# Each expression kind's reading (the class of the PyPTO node, by name): one table for all readers
+_EXPRS: dict[str, Callable[[_Reader, Any], Expr]] = {
+    "Var": _Reader.var,
+    "IterArg": _Reader.var,
+    "ConstInt": _Reader.const_int,
+    "ConstFloat": _Reader.const_float,
+    "ConstBool": lambda r, e: Const(bool(e.value), span=_span(e)),
+    "Call": _Reader.call,
+    "Submit": _Reader.submit,
+    "MakeTuple": lambda r, e: ListExpr(tuple(r.expr(x) for x in e.elements), span=_span(e)),
+    "TupleGetItemExpr": lambda r, e: Subscript(r.expr(e.tuple), Const(e.index), span=_span(e)),
+    "Neg": _Reader.neg,
+    "Not": lambda r, e: UnaryOp("not", r.expr(e.operand), span=_span(e)),
+    "BitNot": lambda r, e: UnaryOp("~", r.expr(e.operand), span=_span(e)),
+    "Abs": lambda r, e: Call("abs", (r.expr(e.operand),), span=_span(e)),
+    "Cast": _Reader.cast,
+    "Min": lambda r, e: r.function_op("min", e),
+    "Max": lambda r, e: r.function_op("max", e),
+    "And": lambda r, e: r.bool_op("and", e),
+    "Or": lambda r, e: r.bool_op("or", e),
+    **{kind: functools.partial(_Reader.binary, op=op) for kind, op in _BINARY.items()},
+    **{kind: functools.partial(_Reader.compare, op=op) for kind, op in _COMPARE.items()},
+}
 
 
 _ADIR = {
