@@ -358,6 +358,7 @@ _ENUM_KEYWORDS: dict[str, Callable[[int], Expr]] = {
     "atomic": lambda v: Dotted(f"{P}.AtomicType.{('None_', 'Add')[v]}"),
 }
 
+_MEMREF = f"{P}.MemRef"
 _LOOPS = {"Sequential": "range", "Parallel": "parallel", "Unroll": "unroll", "Pipeline": "pipeline"}
 
 _BINARY = {
@@ -426,20 +427,23 @@ class _Reader:
         if kind == "ScalarType":
             return ScalarType(_dtype(t.dtype))
         if kind == "TensorType":
+            # each read of a field converts it anew (a shape: every dimension): read once
+            shape, view, memref = t.shape, t.tensor_view, t.memref
             extras: tuple[Expr, ...] = ()
-            if t.tensor_view is not None:
-                extras += (self.tensor_view(t.tensor_view, t.shape),)
-            if t.memref is not None:
-                extras += (self.memref(t.memref, signature),)
-            return TensorType("Tensor", self.shape(t.shape), _dtype(t.dtype), extras)
+            if view is not None:
+                extras += (self.tensor_view(view, shape),)
+            if memref is not None:
+                extras += (self.memref(memref, signature),)
+            return TensorType("Tensor", self.shape(shape), _dtype(t.dtype), extras)
         if kind == "TileType":
             if t.tile_view is not None:
                 raise Unsupported("a tile view")
+            memref, space = t.memref, t.memory_space
             tile_extras: list[Expr] = []
-            if t.memref is not None:
-                tile_extras.append(self.memref(t.memref, signature))
-            if t.memory_space is not None:
-                tile_extras.append(Dotted(f"{P}.Mem.{t.memory_space.name}"))
+            if memref is not None:
+                tile_extras.append(self.memref(memref, signature))
+            if space is not None:
+                tile_extras.append(Dotted(f"{P}.Mem.{space.name}"))
             return TensorType("Tile", self.shape(t.shape), _dtype(t.dtype), tuple(tile_extras))
         if kind == "TupleType":
             return TupleType(tuple(self.type(e, signature=signature) for e in t.types))
@@ -482,10 +486,11 @@ class _Reader:
         base = m.base_
         name = self.name(base)
         if m.is_pinned_:  # the author's allocation: its name alone (`PrintMemRef`)
-            return Call(f"{P}.MemRef", (Const(name),))
-        bare = not signature and base.unique_id in self.defined and base.unique_id not in self.params
+            return Call(_MEMREF, (Const(name),))
+        uid = base.unique_id
+        bare = not signature and uid in self.defined and uid not in self.params
         ref: Expr = Name(name) if bare else Const(name)
-        return Call(f"{P}.MemRef", (ref, self.expr(m.byte_offset_), Const(int(m.size_))))
+        return Call(_MEMREF, (ref, self.expr(m.byte_offset_), Const(int(m.size_))))
 
     # -------------------------------------------------------------------------- statements
 
@@ -554,7 +559,9 @@ class _Reader:
     def yield_(self, s: Any, return_vars: list[Any], span: Span | None = None) -> Stmt:
         """`pl.yield_(...)`, assigning `return_vars` where there are any; `span`: `s`'s, where
         read already."""
-        span = self.reading = _span(s) if span is None else span  # a leaf: the statement around it restores its own
+        span = self.reading = (
+            _span(s) if span is None else span
+        )  # a leaf: the statement around it restores its own
         values = tuple(self.expr(v) for v in s.value)
         call = Call(f"{P}.yield_", values, span=span)
         comments = self.comments(s)
@@ -858,7 +865,6 @@ class _Reader:
         """`PrintAttrValue`: an attribute's value as the printer writes it in `attrs={...}`."""
         from pypto.pypto_core import DataType
 
-        ir = self.ir
         if isinstance(value, (bool, int)):
             return Const(value)
         if isinstance(value, float):
@@ -867,16 +873,12 @@ class _Reader:
             return Const(_printable(value))
         if isinstance(value, list):
             return ListExpr(tuple(self.attr_literal(v) for v in value))
-        if isinstance(value, ir.ArgDirection):
-            return Dotted(f"{P}.adir.{_ADIR[value.name]}")
+        paths = _enum_paths().get(type(value))  # an enum of none of the kinds above
+        if paths is not None:
+            return Dotted(paths[value])
         if isinstance(value, DataType):
             return Dotted(f"{P}.{_dtype(value)}")
-        if isinstance(value, ir.MemorySpace):
-            return Dotted(f"{P}.Mem.{value.name}")
-        for enum in ("TensorLayout", "TileLayout", "PadValue"):
-            if isinstance(value, getattr(ir, enum)):
-                return Dotted(f"{P}.{enum}.{value.name}")
-        if isinstance(value, ir.Expr):
+        if isinstance(value, self.ir.Expr):
             return self.expr(value)
         raise Unsupported(f"an attribute of {type(value).__name__}")
 
@@ -930,6 +932,23 @@ _ADIR = {
     "NoDep": "no_dep",
     "Scalar": "scalar",
 }
+
+
+@functools.cache
+def _enum_paths() -> dict[type, dict[Any, str]]:
+    """`PrintAttrValue`'s enums: each kind -> each of its values -> the path the printer writes."""
+    from pypto.pypto_core import ir
+
+    out: dict[type, dict[Any, str]] = {ir.ArgDirection: {}, ir.MemorySpace: {}}
+    for d in ir.ArgDirection:
+        if d.name in _ADIR:  # a direction without a keyword: reading it raises KeyError
+            out[ir.ArgDirection][d] = f"{P}.adir.{_ADIR[d.name]}"
+    for space in ir.MemorySpace:
+        out[ir.MemorySpace][space] = f"{P}.Mem.{space.name}"
+    for name in ("TensorLayout", "TileLayout", "PadValue"):
+        enum = getattr(ir, name)
+        out[enum] = {v: f"{P}.{name}.{v.name}" for v in enum}
+    return out
 
 
 class _Typed:
