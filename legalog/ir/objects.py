@@ -179,10 +179,11 @@ def _dims(t: Any, found: dict[int, Any], ir: Any) -> None:
 
 
 def _leaves(e: Any, found: dict[int, Any], ir: Any) -> None:
-    if e is None:
-        return
-    if type(e).__name__ == "Var":  # `As<Var>` is the exact kind: an IterArg is not one
+    kind = type(e).__name__
+    if kind == "Var":  # `As<Var>` is the exact kind: an IterArg is not one
         found.setdefault(e.unique_id, e)
+    elif kind == "ConstInt" or e is None:  # most dimensions
+        return
     elif isinstance(e, ir.BinaryExpr):
         _leaves(e.left, found, ir)
         _leaves(e.right, found, ir)
@@ -863,8 +864,9 @@ class _Reader:
 
     def attr_literal(self, value: Any) -> Expr:
         """`PrintAttrValue`: an attribute's value as the printer writes it in `attrs={...}`."""
-        from pypto.pypto_core import DataType
-
+        paths = _enum_paths().get(type(value))  # an enum (none is a number, string or list)
+        if paths is not None:
+            return Dotted(paths[value])
         if isinstance(value, (bool, int)):
             return Const(value)
         if isinstance(value, float):
@@ -873,9 +875,8 @@ class _Reader:
             return Const(_printable(value))
         if isinstance(value, list):
             return ListExpr(tuple(self.attr_literal(v) for v in value))
-        paths = _enum_paths().get(type(value))  # an enum of none of the kinds above
-        if paths is not None:
-            return Dotted(paths[value])
+        from pypto.pypto_core import DataType
+
         if isinstance(value, DataType):
             return Dotted(f"{P}.{_dtype(value)}")
         if isinstance(value, self.ir.Expr):
