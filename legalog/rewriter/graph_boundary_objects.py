@@ -186,7 +186,7 @@ def _extender() -> type:
             super().__init__()
             self.sites, self.originals = sites, originals
             self.next = 0
-            self.names: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+            self.names: dict[str, _GraphNames] = {}
 
         def visit_seq_stmts(self, op: Any) -> Any:
             out: list[Any] = []
@@ -249,9 +249,11 @@ def _extender() -> type:
                     )
                 graph = self.originals[site.callee]
                 if site.callee not in self.names:  # found once for all the Graph's call sites here
+                    names = _definitions(graph, ir)
                     self.names[site.callee] = (
-                        _definitions(graph, ir),
+                        names,
                         {n: a[-1] for n, a in assignments(graph.body).items()},
+                        frozenset(id(v) for v in names.values() if v is not None),
                     )
                 return _extend_call(value, site, graph, self.names[site.callee], prelude, ir)
 
@@ -277,25 +279,30 @@ def _values(stmt: Any, ir: Any) -> list[Any]:
     return []
 
 
+# a Graph's variables by name (`_definitions`), its assignments by target name (the last of
+# each), and the identities of its variables (which no call site's local may read)
+_GraphNames = tuple[dict[str, Any], dict[str, Any], frozenset[int]]
+
+
 def _extend_call(
     call: Any,
     site: CallSite,
     graph: Any,
-    graph_names: tuple[dict[str, Any], dict[str, Any]],
+    graph_names: _GraphNames,
     prelude: list[Any],
     ir: Any,
 ) -> Any:
     """`call` with the site's locals as arguments (their bindings appended to `prelude`)."""
     from pypto.language import arg_direction
 
-    names, assigns = graph_names
+    names, assigns, graph_vars = graph_names
     locals_: dict[str, Any] = {}
     for local in site.locals:
         stmt = _binding(assigns, local, graph)
         seeds = [(_var(names, n, graph.name), _argument(call, k, local)) for n, k in local.from_args]
         seeds += [(_var(names, n, graph.name), locals_[v]) for n, v in local.from_locals]
         clone, _ = ir.deep_clone(stmt, seeds)
-        _reads_no_graph_local(clone, names, graph.name, local, ir)
+        _reads_no_graph_local(clone, graph_vars, graph.name, local)
         var = ir.Var(local.name, clone.var.type, call.span)
         prelude.append(ir.AssignStmt(var, clone.value, call.span))
         locals_[local.name] = var
@@ -322,12 +329,10 @@ def _argument(call: Any, position: int, local: HoistedLocal) -> Any:
     return call.args[position]
 
 
-def _reads_no_graph_local(
-    clone: Any, names: Mapping[str, Any], graph: str, local: HoistedLocal, ir: Any
-) -> None:
-    """The clone may read no variable of the Graph: the model drops an annotation extra that
-    still names one (`_caller_type`), which this module does not mirror."""
-    found = _var_reader()(frozenset(id(v) for v in names.values() if v is not None))
+def _reads_no_graph_local(clone: Any, graph_vars: frozenset[int], graph: str, local: HoistedLocal) -> None:
+    """The clone may read no variable of the Graph (`graph_vars`, their ids): the model drops an
+    annotation extra that still names one (`_caller_type`), which this module does not mirror."""
+    found = _var_reader()(graph_vars)
     found.visit_stmt(clone)
     if found.hit:
         raise Unsupported(f"`{local.name}` in the caller would read a variable of `{graph}`")
