@@ -201,6 +201,7 @@ def analyze(
     passes: Collection[str] = PASSES,
     stage: Stage = _run,
     verify: bool = True,
+    report: bool = True,
 ) -> Analysis:
     """Analyse one dump (text, or an already parsed Program) with the chosen passes (default:
     both).  Never raises for bad input: an unreadable dump is an Analysis with status `error` and
@@ -208,14 +209,16 @@ def analyze(
     $LEGALOG_ENGINE or the caller says otherwise).  `stage` runs each stage (`bench/` times them).
     `verify=False` leaves out the post-conditions of a rewrite (GraphBoundaryLegalized): only
     inside PyPTO's pipeline, whose verification level decides it, as it does for PyPTO's own
-    properties (legalog.pypto); `check`, `fix` and the library always verify."""
+    properties (legalog.pypto); `check`, `fix` and the library always verify.  `report=False`
+    leaves out what only a report reads, the fixable info findings GB201-GB204 (`findings`) and
+    the values kept in place (`kept`): only inside PyPTO's pipeline, where nothing reads them."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime {runtime!r}; expected one of {', '.join(RUNTIMES)}")
     # Nearly everything an analysis allocates stays alive until it returns (trees, rows,
     # decisions), so the collector's full scans find nothing; at 5 MB one of them was half of the
     # rewrite stage (1.5 s), another 0.7 s of the verifier.
     with bulk_allocation():
-        return _analyze(source, path, runtime, resolve_engine(engine), _chosen(passes), stage, verify)
+        return _analyze(source, path, runtime, resolve_engine(engine), _chosen(passes), stage, verify, report)
 
 
 def _analyze(
@@ -226,6 +229,7 @@ def _analyze(
     chosen: frozenset[PassName],
     stage: Stage,
     verify_output: bool = True,
+    report: bool = True,
 ) -> Analysis:
     try:
         read = stage("parse", lambda: parse(source, path)) if isinstance(source, str) else source
@@ -267,7 +271,7 @@ def _analyze(
     legal = not any(d.severity == "error" for d in ordered)
     findings: tuple[Diagnostic, ...] = ()
     kept: tuple[KeptValue, ...] = ()
-    if graph is not None:
+    if graph is not None and report:
         findings = (
             stage("decide", lambda: graph_findings(program, lowering, derived, graphs)) if legal else ()
         )

@@ -303,6 +303,7 @@ def _transform(
         # (legalog's verifier stands in for it); LegalizeSpmdLaunches produces NormalizedStmtStructure,
         # which PyPTO's own verifier checks.  `check`, `fix` and the library verify both always.
         verify="graph" in chosen and _verifying(),
+        report=False,  # a pass reads the status, errors and plans, never what only a report says
     )
     # The objects read as the model, unprinted, where legalog.ir.objects knows every node.
     read = stage("objects", lambda: _read_objects(program, kernels))

@@ -12,13 +12,14 @@ import weakref
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Literal
 
 from legalog.extractor.lower import Lowering
 from legalog.facts.ids import function_of, stmt_order, var_name
 from legalog.facts.store import Row
-from legalog.ir.model import Assign, Expr, Name, Program, Span, Type
+from legalog.ir.model import Assign, Expr, Function, Name, Program, Span, Type
 from legalog.ir.parser import MAX_EXPR_DEPTH
 from legalog.ir.printer import print_expr
 from legalog.ir.transform import expr_names, substitute, tree_size
@@ -259,20 +260,42 @@ def _view_roots(derived: Derived) -> dict[str, tuple[str, str]]:
 
 
 class Locator:
-    """From ids in derived rows back to source positions and printable text."""
+    """From ids in derived rows back to source positions and printable text.  Each table is
+    made on first read: most evaluations (a legal program's, the verifier's) have no finding to
+    place, and then none is."""
 
     def __init__(self, program: Program, lowering: Lowering, derived: Derived) -> None:
         self.program = program
         self.lowering = lowering
-        self.definitions = first_definitions(derived)
-        self.assign = {v: s for v, (s, _e) in self.definitions.items()}
-        # blocking leaves by the root they block: one pass, read per diagnostic
-        self.blocking: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        for r, x, why in derived["blocking"]:
-            self.blocking[str(r)].append((str(x), str(why)))
-        self.functions = {f.name: f for f in program.functions}
-        self.callees = {str(e): str(callee) for e, callee, _form in derived["launch"]}
-        self.params = {(str(f), int(i)): str(v) for f, i, v in derived["param"]}
+        self.derived = derived
+
+    @cached_property
+    def definitions(self) -> Mapping[str, tuple[str, str]]:
+        return first_definitions(self.derived)
+
+    @cached_property
+    def assign(self) -> dict[str, str]:
+        return {v: s for v, (s, _e) in self.definitions.items()}
+
+    @cached_property
+    def blocking(self) -> dict[str, list[tuple[str, str]]]:
+        """Blocking leaves by the root they block: one pass, read per diagnostic."""
+        found: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for r, x, why in self.derived["blocking"]:
+            found[str(r)].append((str(x), str(why)))
+        return found
+
+    @cached_property
+    def functions(self) -> dict[str, Function]:
+        return {f.name: f for f in self.program.functions}
+
+    @cached_property
+    def callees(self) -> dict[str, str]:
+        return {str(e): str(callee) for e, callee, _form in self.derived["launch"]}
+
+    @cached_property
+    def params(self) -> dict[tuple[str, int], str]:
+        return {(str(f), int(i)): str(v) for f, i, v in self.derived["param"]}
 
     def argument(self, call: str, i: int, word: str = "argument") -> str:
         """`argument 2 (`idx` of `shift`)`: a call-site position named by its callee and parameter."""

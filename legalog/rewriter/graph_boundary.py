@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from legalog.analyzer.graph import GraphDecision, plain_name
 from legalog.extractor.lower import type_names
@@ -55,6 +56,8 @@ from legalog.ir.transform import (
     substitute,
     walk_stmts,
 )
+
+N = TypeVar("N")
 
 # a hoisted value's `pl.adir` member at the call site, by its kind ("scalar") or direction
 _ADIR = {"scalar": "scalar", "InOut": "inout", "In": "input", "Out": "input"}
@@ -205,14 +208,15 @@ def _call_site(
     # Step A scalar, so its binding has to precede the slice (the seed's order; PyPTO's source
     # interleaves by definition, which the lazy `lookup` above makes unnecessary).
     for h in sorted(plan.hoisted, key=lambda h: (h.kind != "scalar", h.order)):
-        reads = {n: resolved(n) for n in sorted(expr_names(h.value) | type_names(h.type))}
+        value_names, type_reads = expr_names(h.value), type_names(h.type)
+        reads = {n: resolved(n) for n in sorted(value_names | type_reads)}
         local = _fresh(f"{plain_name(h.name)}__graph_arg{next(counter)}", taken)
         made.append(
             HoistedLocal(
                 local,
                 h.name,
-                _caller_type(h.type, lookup, locals_of_graph),
-                substitute(h.value, lookup),
+                _caller_type(_in_caller(h.type, type_reads, lookup), locals_of_graph),
+                _in_caller(h.value, value_names, lookup),
                 tuple((n, positions[r]) for n, r in reads.items() if r in positions and r in binding),
                 tuple((n, local_for[r]) for n, r in reads.items() if r in local_for),
             )
@@ -253,10 +257,16 @@ def _at_offset_zero(extra: Expr, prefix: str) -> Expr:
     return extra
 
 
-def _caller_type(t: Type, lookup: Callable[[str], Expr | None], graph_locals: set[str]) -> Type:
-    """The hoisted value's type in the caller's terms; annotation extras that still name a
-    Graph-local (a MemRef offset, say) are dropped: no call site may name one."""
-    moved = substitute(t, lookup)
+def _in_caller(node: N, names: set[str], lookup: Callable[[str], Expr | None]) -> N:
+    """`substitute(node, lookup)`, `names` being every name `node` reads: `node` itself, unwalked,
+    when the call site has a value for none of them (a type whose MemRef names Graph locals)."""
+    return substitute(node, lookup) if any(lookup(n) is not None for n in names) else node
+
+
+def _caller_type(moved: Type, graph_locals: set[str]) -> Type:
+    """The hoisted value's type in the caller's terms (`moved`: its names substituted); annotation
+    extras that still name a Graph-local (a MemRef offset, say) are dropped: no call site may
+    name one."""
     if isinstance(moved, TensorType):
         extras = tuple(x for x in moved.extras if not (expr_names(x) & graph_locals))
         return replace(moved, extras=extras) if extras != moved.extras else moved

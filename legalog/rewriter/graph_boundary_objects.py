@@ -48,11 +48,11 @@ def apply_graph_plan_to_objects(program: Any, plan: GraphPlan) -> Any:
         return program
     edits = {g.function: g for g in plan.graphs}
     callers = {c.caller for c in plan.calls}
-    originals = {name: _function(program, name) for name in edits}
+    graphs = _Graphs({name: _function(program, name) for name in edits}, ir)
     functions = []
     for fn in program.functions.values():
         if fn.name in edits or fn.name in callers:
-            fn = _rewritten(fn, edits.get(fn.name), plan.sites_in(fn.name), originals, ir)
+            fn = _rewritten(fn, edits.get(fn.name), plan.sites_in(fn.name), graphs, ir)
         functions.append(fn)
     return ir.Program(functions, program.name, program.span)
 
@@ -64,17 +64,47 @@ def _function(program: Any, name: str) -> Any:
     return fn
 
 
-def _rewritten(
-    fn: Any, edit: GraphEdit | None, sites: tuple[CallSite, ...], originals: Mapping[str, Any], ir: Any
-) -> Any:
+# a Graph's variables by name (`_definitions`), its assignments by target name (the last of
+# each), and the identities of its variables (which no call site's local may read)
+_GraphNames = tuple[dict[str, Any], dict[str, Any], frozenset[int]]
+
+
+class _Graphs:
+    """The planned Graphs as the input holds them (`originals`), and what the Graph edit and the
+    call sites read of each, found on first use and once for both."""
+
+    def __init__(self, originals: Mapping[str, Any], ir: Any) -> None:
+        self.originals, self.ir = originals, ir
+        self._names: dict[str, dict[str, Any]] = {}
+        self._read: dict[str, _GraphNames] = {}
+
+    def names(self, graph: str) -> dict[str, Any]:
+        """The Graph's variables by name (`_definitions`)."""
+        if (found := self._names.get(graph)) is None:
+            found = self._names[graph] = _definitions(self.originals[graph], self.ir)
+        return found
+
+    def read(self, graph: str) -> _GraphNames:
+        """What a call site reads of the Graph: its names, assignments and variables' ids."""
+        if (found := self._read.get(graph)) is None:
+            names = self.names(graph)
+            found = self._read[graph] = (
+                names,
+                {n: a[-1] for n, a in assignments(self.originals[graph].body).items()},
+                frozenset(id(v) for v in names.values() if v is not None),
+            )
+        return found
+
+
+def _rewritten(fn: Any, edit: GraphEdit | None, sites: tuple[CallSite, ...], graphs: _Graphs, ir: Any) -> Any:
     """One function with its Graph edit (if it is a planned Graph) and its call sites extended."""
     params = list(zip(fn.params, fn.param_directions))
     body = fn.body
     if edit is not None:
-        new_params, body = _edit_graph(fn, edit, ir)
+        new_params, body = _edit_graph(fn, edit, graphs.names(fn.name), ir)
         params += new_params
     if sites:
-        body = _extend_call_sites(body, sites, originals, ir)
+        body = _extend_call_sites(body, sites, graphs, ir)
     return ir.Function(
         fn.name,
         params,
@@ -92,10 +122,12 @@ def _rewritten(
 # ------------------------------------------------------------------------------------- the Graph
 
 
-def _edit_graph(fn: Any, edit: GraphEdit, ir: Any) -> tuple[list[tuple[Any, Any]], Any]:
+def _edit_graph(
+    fn: Any, edit: GraphEdit, names: Mapping[str, Any], ir: Any
+) -> tuple[list[tuple[Any, Any]], Any]:
     """The Graph's new parameters (with their directions) and its body without the dropped
-    bindings, every reader of one reading the parameter or the rename's root."""
-    names = _definitions(fn, ir)
+    bindings, every reader of one reading the parameter or the rename's root (`names`: its
+    variables by name)."""
     new_params = []
     replaced: dict[str, Any] = {}
     for p in edit.params:
@@ -166,8 +198,8 @@ def _dropper() -> type:
 # --------------------------------------------------------------------------------- call sites
 
 
-def _extend_call_sites(body: Any, sites: tuple[CallSite, ...], originals: Mapping[str, Any], ir: Any) -> Any:
-    extender = _extender()(sites, originals)
+def _extend_call_sites(body: Any, sites: tuple[CallSite, ...], graphs: _Graphs, ir: Any) -> Any:
+    extender = _extender()(sites, graphs)
     out = extender.visit_stmt(body)
     if extender.next != len(sites):
         raise Unsupported(f"the plan has {len(sites)} call sites here, the objects {extender.next}")
@@ -182,11 +214,10 @@ def _extender() -> type:
     from pypto.pypto_core import ir
 
     class Extend(walked_in_python(ir.IRMutator)):  # type: ignore[misc]
-        def __init__(self, sites: tuple[CallSite, ...], originals: Mapping[str, Any]) -> None:
+        def __init__(self, sites: tuple[CallSite, ...], graphs: _Graphs) -> None:
             super().__init__()
-            self.sites, self.originals = sites, originals
+            self.sites, self.graphs, self.originals = sites, graphs, graphs.originals
             self.next = 0
-            self.names: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
         def visit_seq_stmts(self, op: Any) -> Any:
             out: list[Any] = []
@@ -248,12 +279,7 @@ def _extender() -> type:
                         f"call site {site.index} calls `{value.op.name}`, the plan `{site.callee}`"
                     )
                 graph = self.originals[site.callee]
-                if site.callee not in self.names:  # found once for all the Graph's call sites here
-                    self.names[site.callee] = (
-                        _definitions(graph, ir),
-                        {n: a[-1] for n, a in assignments(graph.body).items()},
-                    )
-                return _extend_call(value, site, graph, self.names[site.callee], prelude, ir)
+                return _extend_call(value, site, graph, self.graphs.read(site.callee), prelude, ir)
 
             if isinstance(stmt, ir.AssignStmt):
                 new = ir.AssignStmt(stmt.var, extend(stmt.value), stmt.span)
@@ -281,21 +307,21 @@ def _extend_call(
     call: Any,
     site: CallSite,
     graph: Any,
-    graph_names: tuple[dict[str, Any], dict[str, Any]],
+    graph_names: _GraphNames,
     prelude: list[Any],
     ir: Any,
 ) -> Any:
     """`call` with the site's locals as arguments (their bindings appended to `prelude`)."""
     from pypto.language import arg_direction
 
-    names, assigns = graph_names
+    names, assigns, graph_vars = graph_names
     locals_: dict[str, Any] = {}
     for local in site.locals:
         stmt = _binding(assigns, local, graph)
         seeds = [(_var(names, n, graph.name), _argument(call, k, local)) for n, k in local.from_args]
         seeds += [(_var(names, n, graph.name), locals_[v]) for n, v in local.from_locals]
         clone, _ = ir.deep_clone(stmt, seeds)
-        _reads_no_graph_local(clone, names, graph.name, local, ir)
+        _reads_no_graph_local(clone, graph_vars, graph.name, local)
         var = ir.Var(local.name, clone.var.type, call.span)
         prelude.append(ir.AssignStmt(var, clone.value, call.span))
         locals_[local.name] = var
@@ -322,12 +348,10 @@ def _argument(call: Any, position: int, local: HoistedLocal) -> Any:
     return call.args[position]
 
 
-def _reads_no_graph_local(
-    clone: Any, names: Mapping[str, Any], graph: str, local: HoistedLocal, ir: Any
-) -> None:
-    """The clone may read no variable of the Graph: the model drops an annotation extra that
-    still names one (`_caller_type`), which this module does not mirror."""
-    found = _var_reader()(frozenset(id(v) for v in names.values() if v is not None))
+def _reads_no_graph_local(clone: Any, graph_vars: frozenset[int], graph: str, local: HoistedLocal) -> None:
+    """The clone may read no variable of the Graph (`graph_vars`, their ids): the model drops an
+    annotation extra that still names one (`_caller_type`), which this module does not mirror."""
+    found = _var_reader()(graph_vars)
     found.visit_stmt(clone)
     if found.hit:
         raise Unsupported(f"`{local.name}` in the caller would read a variable of `{graph}`")
