@@ -5,9 +5,10 @@ are, so an untouched function stays equal to its original and prints byte-for-by
 from __future__ import annotations
 
 import re
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from legalog.ir.model import (
     NO_SPAN,
@@ -138,6 +139,37 @@ def node_fields(kind: type) -> tuple[str, ...] | None:
     if kind not in _NODE_FIELDS:
         _NODE_FIELDS[kind] = tuple(f.name for f in fields(kind) if f.compare) if is_dataclass(kind) else None
     return _NODE_FIELDS[kind]
+
+
+class _ChildFields(dict[type, tuple[str, ...] | None]):
+    """Per IR node class, the fields that can hold another node (a node, a tuple of nodes, or
+    None where optional), in declaration order; None for a class that is no IR node.  A walk
+    that reads only these never pushes a name, an operator or a comment it would pop for
+    nothing: `wellformed`'s walk of every body popped four leaves per node it kept."""
+
+    def __missing__(self, kind: type) -> tuple[str, ...] | None:
+        names = None
+        if is_dataclass(kind):
+            hints = get_type_hints(kind)
+            names = tuple(f.name for f in fields(kind) if f.compare and _holds_nodes(hints[f.name]))
+        self[kind] = names
+        return names
+
+
+CHILD_FIELDS = _ChildFields()
+
+_LEAF_TYPES = frozenset((str, int, float, bool, types.NoneType))
+
+
+def _holds_nodes(hint: object) -> bool:
+    """Whether a field annotated `hint` can hold an IR node (`str | None`, `Literal[...]` and
+    `tuple[str, ...]` cannot)."""
+    origin = get_origin(hint)
+    if origin is Literal:
+        return False
+    if origin is None:
+        return hint not in _LEAF_TYPES
+    return any(_holds_nodes(arg) for arg in get_args(hint) if arg is not Ellipsis)
 
 
 def rename(node: Node, names: dict[str, str]) -> Node:
