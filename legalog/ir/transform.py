@@ -258,13 +258,12 @@ def expr_names(e: Expr) -> set[str]:
     stack: list[Expr] = [e]
     while stack:
         node = stack.pop()
-        match node:
-            case Name(id=name):
-                found.add(name)
-            case Opaque(names=names):
-                found.update(names)
-            case _:
-                stack += _operands(node)
+        if type(node) is Name:
+            found.add(node.id)
+        elif type(node) is Opaque:
+            found.update(node.names)
+        else:
+            stack += _operands(node)
     return found
 
 
@@ -287,18 +286,20 @@ def tree_size(e: Expr, weight: Callable[[str], int]) -> int:
 
 
 def _operands(node: Expr) -> list[Expr]:
-    """An expression's direct sub-expressions (a call's keyword values among them)."""
-    match node:
-        case BinOp(left=left, right=right) | Compare(left=left, right=right):
-            return [left, right]
-        case UnaryOp(operand=operand):
-            return [operand]
-        case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
-            return list(values)
-        case Call(args=args, kwargs=kwargs):
-            return [*args, *(k.value for k in kwargs)]
-        case DictExpr(keys=keys, values=values):
-            return [*keys, *values]
-        case Subscript(value=value, index=index):
-            return [value, index]
+    """An expression's direct sub-expressions (a call's keyword values among them).  Tested by
+    exact class, the commonest first: this runs for every node of every expression walked."""
+    if type(node) is Call:
+        return [*node.args, *[k.value for k in node.kwargs]]
+    if type(node) is BinOp or type(node) is Compare:
+        return [node.left, node.right]
+    if type(node) is TupleExpr or type(node) is ListExpr:
+        return list(node.elts)
+    if type(node) is UnaryOp:
+        return [node.operand]
+    if type(node) is BoolOp:
+        return list(node.values)
+    if type(node) is Subscript:
+        return [node.value, node.index]
+    if type(node) is DictExpr:
+        return [*node.keys, *node.values]
     return []
