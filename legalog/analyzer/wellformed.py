@@ -78,7 +78,7 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
     # each body walked once, for every check that reads its nodes or its statements (a third
     # of the checks' time at 1 MB was walking the same trees again)
     read = [_read(fn) for fn in program.functions]
-    sites = {r.fn.name: list(_call_sites(program, r.nodes)) for r in read}
+    sites = {r.fn.name: list(_call_sites(program, r.calls)) for r in read}
     found = [
         *_duplicates(program),
         *_calls(program, sites),
@@ -99,24 +99,34 @@ def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
 
 Sites = dict[str, list[tuple[Call, str, str]]]
 
-_STMT_KINDS = frozenset((Assign, ExprStmt, For, While, If, With, Return, Jump))
+_STMT_KINDS = (Assign, ExprStmt, For, While, If, With, Return, Jump)
 
 
 class _Read(NamedTuple):
-    """One function as the checks read it."""
+    """One function as the checks read it: the nodes of its body (types included) that some
+    check reads, each kind in pre-order."""
 
     fn: Function
-    nodes: list[object]  # every node of the body (statements, expressions, types), pre-order
-    stmts: list[Stmt]  # every statement, pre-order, nested bodies included (as `walk_stmts`)
+    stmts: list[Stmt]  # nested bodies included, in `walk_stmts`' order
+    calls: list[Call]
+    numbers: list[Const | BinOp | UnaryOp]  # what may fold to an integer constant
     python: bool  # a host SubWorker's body: Python PyPTO runs as written, no IR
 
 
 def _read(fn: Function) -> _Read:
-    nodes = _nodes(fn.body)
+    stmts: list[Stmt] = []
+    calls: list[Call] = []
+    numbers: list[Const | BinOp | UnaryOp] = []
     # a statement's own expressions come before its nested bodies in its fields, so the
     # statements among the nodes are in `walk_stmts`' order
-    stmts: list[Stmt] = [n for n in nodes if type(n) in _STMT_KINDS]  # type: ignore[misc]
-    return _Read(fn, nodes, stmts, is_python_body(fn))
+    for node in _nodes(fn.body):
+        if type(node) is Call:
+            calls.append(node)
+        elif type(node) is Const or type(node) is BinOp or type(node) is UnaryOp:
+            numbers.append(node)
+        elif isinstance(node, _STMT_KINDS):
+            stmts.append(node)
+    return _Read(fn, stmts, calls, numbers, is_python_body(fn))
 
 
 # ------------------------------------------------------------------------------ call sites
@@ -138,10 +148,10 @@ def _nodes(node: object) -> list[object]:
     return found
 
 
-def _call_sites(program: Program, body: list[object]) -> Iterator[tuple[Call, str, str]]:
-    """(call, callee, form) for every call or launch of a program function among a body's nodes."""
-    for node in body:
-        if isinstance(node, Call) and (target := call_target(node, program.prefix)) is not None:
+def _call_sites(program: Program, calls: list[Call]) -> Iterator[tuple[Call, str, str]]:
+    """(call, callee, form) for every call or launch of a program function among a body's calls."""
+    for node in calls:
+        if (target := call_target(node, program.prefix)) is not None:
             yield node, target.callee, target.form
 
 
@@ -267,10 +277,10 @@ def _cycle(
 def _integers(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """An integer constant outside INT64, as written or as PyPTO folds it (`ConstInt` is an
     int64): reported once, at the outermost expression that folds out of range."""
-    for fn, body, _stmts, _python in read:
+    for fn, _stmts, _calls, numbers, _python in read:
         memo: dict[int, int | None] = {}
         reported: list[Span] = []
-        for node in itertools.chain(_nodes((fn.params, fn.returns)), body):
+        for node in itertools.chain(_nodes((fn.params, fn.returns)), numbers):
             if type(node) is Const:  # most nodes: a literal alone folds to itself
                 value = node.value if type(node.value) is int else None
             elif type(node) is BinOp or type(node) is UnaryOp:  # PyPTO's parser folds no call
@@ -304,7 +314,7 @@ def _unannotated(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     Loop-carried merges (`a, b = pl.yield_(...)`) carry their types on the loop, and a launch's
     results (`out, tid = pl.submit(...)`, which Python cannot annotate) are never hoisted and
     take the callee's return types (and a TaskId): neither is a binding of this kind."""
-    for fn, _body, stmts, _python in read:
+    for fn, stmts, _calls, _numbers, _python in read:
         if fn.type != "Graph":
             continue
         for stmt in stmts:
@@ -333,7 +343,7 @@ def _python_loops(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """A `for` over anything but a PyPTO loop (`for x in xs:`, `for i in range(4):`): PyPTO's
     parser refuses it at the iterator, and versioning would have no iteration arguments to carry
     what the body rebinds.  A host SubWorker's body is Python PyPTO runs as written: any loop."""
-    for fn, _body, stmts, python in read:
+    for fn, stmts, _calls, _numbers, python in read:
         if python:
             continue
         for stmt in stmts:
@@ -354,7 +364,7 @@ def _loop_carries(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     one bound result per iteration argument; with `init_values`, no bare `pl.yield_(...)`.  The
     facts pair the three positionally: unmatched, the rules would carry the wrong value."""
     prefix = program.prefix
-    for fn, _body, stmts, python in read:
+    for fn, stmts, _calls, _numbers, python in read:
         if python:
             continue
         for stmt in stmts:
@@ -388,7 +398,7 @@ def _branch_yields(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     SSAVerify reports MISSING_YIELD or YIELD_COUNT_MISMATCH, and orchestration codegen refuses
     the `if`.  The parser itself accepts it; nothing after it can."""
     prefix = program.prefix
-    for fn, _body, stmts, python in read:
+    for fn, stmts, _calls, _numbers, python in read:
         if python:
             continue
         for stmt in stmts:
@@ -450,7 +460,7 @@ def _undefined_names(program: Program, read: list[_Read]) -> Iterator[Diagnostic
     text, nor a host SubWorker's Python body.  Once per name a function."""
     layout = program.layout
     module = set(program.dynamic_dims) | (set(layout.module_names) if layout is not None else set())
-    for fn, _body, stmts, python in read:
+    for fn, stmts, _calls, _numbers, python in read:
         if python:
             continue
         bound = module | {p.name for p in fn.params}
@@ -647,13 +657,9 @@ def _not_integer(count: Expr) -> Const | None:
 def _core_nums(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """SP304: a block count that is not an integer expression is no count the launch can prove
     positive (`core_num = 0 when 2.5 = 0` would be the prover's nonsense), nor one a runtime reads."""
-    for fn, body, _stmts, _python in read:
-        for node in body:
-            if (
-                isinstance(node, Call)
-                and (count := core_num(node)) is not None
-                and (bad := _not_integer(count))
-            ):
+    for fn, _stmts, calls, _numbers, _python in read:
+        for node in calls:
+            if (count := core_num(node)) is not None and (bad := _not_integer(count)):
                 launched = (
                     target.callee if (target := call_target(node, program.prefix)) is not None else node.func
                 )
