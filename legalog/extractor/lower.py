@@ -162,7 +162,8 @@ class _FunctionLowering:
         return self.vids[name]
 
     def run(self) -> None:
-        # the function's rows checked together when it is lowered, not one call at a time
+        # the rows checked together when the batch ends (the program's, when `lower` opened
+        # one), not one call at a time
         with self.facts.batch() as self.add:
             self._run()
 
