@@ -61,7 +61,7 @@ from legalog.ir.patterns import (
     scalar_builtin,
     scope_kind,
 )
-from legalog.ir.transform import expr_names
+from legalog.ir.transform import expr_names, names_in
 
 FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
 
@@ -114,7 +114,7 @@ def type_names(t: Type) -> set[str]:
     """Variables an annotation mentions (shape dims, MemRef offsets, valid shapes)."""
     match t:
         case TensorType(shape=shape, extras=extras):
-            return set().union(*(expr_names(e) for e in (*shape, *extras)))
+            return names_in((*shape, *extras))
         case ArrayType(size=size):
             return expr_names(size)
         case TupleType(elts=elts):

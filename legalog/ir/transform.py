@@ -254,8 +254,13 @@ def bound_names(body: tuple[Stmt, ...]) -> set[str]:
 
 def expr_names(e: Expr) -> set[str]:
     """Every variable name used anywhere inside an expression."""
+    return names_in((e,))
+
+
+def names_in(exprs: Iterable[Expr]) -> set[str]:
+    """Every variable name used anywhere inside any of `exprs` (one walk for all of them)."""
     found: set[str] = set()
-    stack: list[Expr] = [e]
+    stack: list[Expr] = list(exprs)
     while stack:
         node = stack.pop()
         if type(node) is Name:
