@@ -12,7 +12,7 @@ import pytest
 from legalog.ir.model import Assign, Call, Const, For, Name, Param, TensorType
 from legalog.ir.parser import parse
 from legalog.ir.transform import CHILD_FIELDS, node_fields
-from tests.conftest import corpus_files, on_shared
+from tests.conftest import corpus_files
 
 
 @pytest.mark.parametrize(
@@ -47,7 +47,8 @@ def _walk(root: object, fields_of: Callable[[type], tuple[str, ...] | None]) -> 
     return found
 
 
-@pytest.mark.parametrize("path", on_shared(corpus_files()))
+@pytest.mark.shared
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
 def test_a_walk_through_child_fields_reaches_every_node_in_order(path: Path) -> None:
     program = parse(path.read_text(encoding="utf-8"), str(path))
     for fn in program.functions:
