@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
@@ -36,7 +37,9 @@ from legalog.ir.model import (
     Expr,
     ExprStmt,
     For,
+    Function,
     If,
+    Jump,
     ListExpr,
     Name,
     Opaque,
@@ -65,57 +68,90 @@ from legalog.ir.patterns import (
     loop_kind,
     yielded,
 )
-from legalog.ir.transform import node_fields, walk_stmts
+from legalog.ir.transform import CHILD_FIELDS, walk_stmts
 
 _OUTPUT_DIRECTIONS = ("Out", "InOut")
 
 
 def wellformed_diagnostics(program: Program) -> list[Diagnostic]:
     """Every violation, in source order."""
-    # each body walked once, for the three checks that read every node of it (a third of the
-    # checks' time at 1 MB was walking the same trees again)
-    bodies = [list(_nodes(fn.body)) for fn in program.functions]
-    sites = {fn.name: list(_call_sites(program, nodes)) for fn, nodes in zip(program.functions, bodies)}
+    # each body walked once, for every check that reads its nodes or its statements (a third
+    # of the checks' time at 1 MB was walking the same trees again)
+    read = [_read(fn) for fn in program.functions]
+    sites = {r.fn.name: list(_call_sites(program, r.calls)) for r in read}
     found = [
         *_duplicates(program),
         *_calls(program, sites),
         *_recursion(program, sites),
-        *_integers(program, bodies),
-        *_unannotated(program),
-        *_python_loops(program),
-        *_loop_carries(program),
-        *_branch_yields(program),
-        *_undefined_names(program),
+        *_integers(program, read),
+        *_unannotated(program, read),
+        *_python_loops(program, read),
+        *_loop_carries(program, read),
+        *_branch_yields(program, read),
+        *_undefined_names(program, read),
         *_refused(program),
         *_header(program),
         *_shadowed(program),
-        *_core_nums(program, bodies),
+        *_core_nums(program, read),
     ]
     return sorted(found, key=lambda d: d.sort_key)
 
 
 Sites = dict[str, list[tuple[Call, str, str]]]
 
+_STMT_KINDS = (Assign, ExprStmt, For, While, If, With, Return, Jump)
+
+
+class _Read(NamedTuple):
+    """One function as the checks read it: the nodes of its body (types included) that some
+    check reads, each kind in pre-order."""
+
+    fn: Function
+    stmts: list[Stmt]  # nested bodies included, in `walk_stmts`' order
+    calls: list[Call]
+    numbers: list[Const | BinOp | UnaryOp]  # what may fold to an integer constant
+    python: bool  # a host SubWorker's body: Python PyPTO runs as written, no IR
+
+
+def _read(fn: Function) -> _Read:
+    stmts: list[Stmt] = []
+    calls: list[Call] = []
+    numbers: list[Const | BinOp | UnaryOp] = []
+    # a statement's own expressions come before its nested bodies in its fields, so the
+    # statements among the nodes are in `walk_stmts`' order
+    for node in _nodes(fn.body):
+        if type(node) is Call:
+            calls.append(node)
+        elif type(node) is Const or type(node) is BinOp or type(node) is UnaryOp:
+            numbers.append(node)
+        elif isinstance(node, _STMT_KINDS):
+            stmts.append(node)
+    return _Read(fn, stmts, calls, numbers, is_python_body(fn))
+
 
 # ------------------------------------------------------------------------------ call sites
 
 
-def _nodes(node: object) -> Iterator[object]:
+def _nodes(node: object) -> list[object]:
     """Every IR node under `node` (expressions, types, statements), pre-order."""
+    found: list[object] = []
     stack = [node]
+    keep, push, pop = found.append, stack.append, stack.pop
     while stack:
-        item = stack.pop()
-        if isinstance(item, tuple):
-            stack.extend(reversed(item))
-        elif (names := node_fields(type(item))) is not None:
-            yield item
-            stack.extend(reversed([getattr(item, n) for n in names]))
+        item = pop()
+        if type(item) is tuple:
+            stack.extend(item[::-1])
+        elif (names := CHILD_FIELDS[type(item)]) is not None:
+            keep(item)
+            for name in names[::-1]:
+                push(getattr(item, name))
+    return found
 
 
-def _call_sites(program: Program, body: list[object]) -> Iterator[tuple[Call, str, str]]:
-    """(call, callee, form) for every call or launch of a program function among a body's nodes."""
-    for node in body:
-        if isinstance(node, Call) and (target := call_target(node, program.prefix)) is not None:
+def _call_sites(program: Program, calls: list[Call]) -> Iterator[tuple[Call, str, str]]:
+    """(call, callee, form) for every call or launch of a program function among a body's calls."""
+    for node in calls:
+        if (target := call_target(node, program.prefix)) is not None:
             yield node, target.callee, target.form
 
 
@@ -238,16 +274,16 @@ def _cycle(
 # --------------------------------------------------------------------------------- integers
 
 
-def _integers(program: Program, bodies: list[list[object]]) -> Iterator[Diagnostic]:
+def _integers(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """An integer constant outside INT64, as written or as PyPTO folds it (`ConstInt` is an
     int64): reported once, at the outermost expression that folds out of range."""
-    for fn, body in zip(program.functions, bodies):
+    for fn, _stmts, _calls, numbers, _python in read:
         memo: dict[int, int | None] = {}
         reported: list[Span] = []
-        for node in itertools.chain(_nodes((fn.params, fn.returns)), body):
-            if isinstance(node, Const):  # most nodes: a literal alone folds to itself
+        for node in itertools.chain(_nodes((fn.params, fn.returns)), numbers):
+            if type(node) is Const:  # most nodes: a literal alone folds to itself
                 value = node.value if type(node.value) is int else None
-            elif isinstance(node, (BinOp, UnaryOp)):  # PyPTO's parser folds no call
+            elif type(node) is BinOp or type(node) is UnaryOp:  # PyPTO's parser folds no call
                 value = fold(node, program.prefix, memo, literals_only=True)
             else:
                 continue
@@ -272,16 +308,16 @@ def _inside(span: Span, outer: Span) -> bool:
 # ------------------------------------------------------------------------- Graph annotations
 
 
-def _unannotated(program: Program) -> Iterator[Diagnostic]:
+def _unannotated(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """A Graph binding without a type, where the pass needs one: Step A-C would need its type
     for the new parameter, and a value the pass cannot type is a value it cannot judge.
     Loop-carried merges (`a, b = pl.yield_(...)`) carry their types on the loop, and a launch's
     results (`out, tid = pl.submit(...)`, which Python cannot annotate) are never hoisted and
     take the callee's return types (and a TaskId): neither is a binding of this kind."""
-    for fn in program.functions:
+    for fn, stmts, _calls, _numbers, _python in read:
         if fn.type != "Graph":
             continue
-        for stmt in walk_stmts(fn.body):
+        for stmt in stmts:
             if isinstance(stmt, Assign) and stmt.type is None:
                 if is_yield(stmt.value, program.prefix) or _launches(stmt.value, program.prefix):
                     continue
@@ -303,14 +339,14 @@ def _launches(value: Expr, prefix: str) -> bool:
 # ---------------------------------------------------------------------------- Python loops
 
 
-def _python_loops(program: Program) -> Iterator[Diagnostic]:
+def _python_loops(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """A `for` over anything but a PyPTO loop (`for x in xs:`, `for i in range(4):`): PyPTO's
     parser refuses it at the iterator, and versioning would have no iteration arguments to carry
     what the body rebinds.  A host SubWorker's body is Python PyPTO runs as written: any loop."""
-    for fn in program.functions:
-        if is_python_body(fn):
+    for fn, stmts, _calls, _numbers, python in read:
+        if python:
             continue
-        for stmt in walk_stmts(fn.body):
+        for stmt in stmts:
             if isinstance(stmt, For) and not is_loop_iterator(stmt.iterable):
                 yield _at(
                     "IR411",
@@ -321,17 +357,17 @@ def _python_loops(program: Program) -> Iterator[Diagnostic]:
                 )
 
 
-def _loop_carries(program: Program) -> Iterator[Diagnostic]:
+def _loop_carries(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """A counted or `pl.while_` loop whose carried values do not pair up, as PyPTO's parser
     checks them: one iteration argument per initial value (a carried target needs
     `init_values`, `init_values` a carried target), and, where the body yields by assignment,
     one bound result per iteration argument; with `init_values`, no bare `pl.yield_(...)`.  The
     facts pair the three positionally: unmatched, the rules would carry the wrong value."""
     prefix = program.prefix
-    for fn in program.functions:
-        if is_python_body(fn):
+    for fn, stmts, _calls, _numbers, python in read:
+        if python:
             continue
-        for stmt in walk_stmts(fn.body):
+        for stmt in stmts:
             if not isinstance(stmt, For) or not isinstance(stmt.iterable, Call):
                 continue
             if loop_kind(stmt.iterable, prefix) not in (*LOOP_KINDS, "while_"):
@@ -355,17 +391,17 @@ def _loop_carries(program: Program) -> Iterator[Diagnostic]:
             yield _at("IR412", at, f"a loop in `{fn.name}`: {why}", fn.name)
 
 
-def _branch_yields(program: Program) -> Iterator[Diagnostic]:
+def _branch_yields(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """An `if` whose two branches do not yield the same results.  PyPTO's parser gives the `if`
     every name a yield of either branch binds (its return values), so a branch that yields
     other names, or none (no `else` at all), leaves them without a value on its path: its
     SSAVerify reports MISSING_YIELD or YIELD_COUNT_MISMATCH, and orchestration codegen refuses
     the `if`.  The parser itself accepts it; nothing after it can."""
     prefix = program.prefix
-    for fn in program.functions:
-        if is_python_body(fn):
+    for fn, stmts, _calls, _numbers, python in read:
+        if python:
             continue
-        for stmt in walk_stmts(fn.body):
+        for stmt in stmts:
             if not isinstance(stmt, If):
                 continue
             then, orelse = _yield_results(stmt.body, prefix), _yield_results(stmt.orelse, prefix)
@@ -412,10 +448,10 @@ def _bare_yield(body: tuple[Stmt, ...], prefix: str) -> ExprStmt | None:
 
 # --------------------------------------------------------------------------- undefined names
 
-_TYPES = (ScalarType, TensorType, ArrayType, TupleType, OtherType)
+_TYPES = frozenset((ScalarType, TensorType, ArrayType, TupleType, OtherType))
 
 
-def _undefined_names(program: Program) -> Iterator[Diagnostic]:
+def _undefined_names(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """A name a statement reads before anything binds it (a warning: older printers wrote such
     reads): PyPTO's parser resolves a name from its scopes, then from the module, and refuses it
     otherwise.  Checked wide, never stricter than the parser: every binding counts from where it
@@ -424,12 +460,12 @@ def _undefined_names(program: Program) -> Iterator[Diagnostic]:
     text, nor a host SubWorker's Python body.  Once per name a function."""
     layout = program.layout
     module = set(program.dynamic_dims) | (set(layout.module_names) if layout is not None else set())
-    for fn in program.functions:
-        if is_python_body(fn):
+    for fn, stmts, _calls, _numbers, python in read:
+        if python:
             continue
         bound = module | {p.name for p in fn.params}
         reported: set[str] = set()
-        for stmt in walk_stmts(fn.body):
+        for stmt in stmts:
             for name in _reads(stmt):
                 if name.id not in bound and name.id not in reported:
                     reported.add(name.id)
@@ -443,8 +479,9 @@ def _undefined_names(program: Program) -> Iterator[Diagnostic]:
             bound.update(_binds(stmt, program.prefix))
 
 
-def _reads(stmt: Stmt) -> Iterator[Name]:
-    """The variables a statement's own expressions read (not its nested bodies', nor types)."""
+def _reads(stmt: Stmt) -> list[Name]:
+    """The variables a statement's own expressions read (not its nested bodies', nor types),
+    last first (the order the names are reported in)."""
     match stmt:
         case Assign(value=value) | ExprStmt(value=value):
             roots: tuple[object, ...] = (value,)
@@ -458,17 +495,19 @@ def _reads(stmt: Stmt) -> Iterator[Name]:
             roots = values
         case _:
             roots = ()
+    found: list[Name] = []
     stack = list(roots)
     while stack:
         node = stack.pop()
-        if isinstance(node, Name):
-            yield node
-        elif isinstance(node, Call) and group_call(node) is not None:
-            stack.extend((node.args[1:], node.kwargs))  # the group an older dump names is no variable
-        elif isinstance(node, tuple):
+        if type(node) is Name:
+            found.append(node)
+        elif type(node) is tuple:
             stack.extend(node)
-        elif not isinstance(node, _TYPES) and (names := node_fields(type(node))) is not None:
-            stack.extend(getattr(node, n) for n in names)
+        elif type(node) is Call and group_call(node) is not None:
+            stack.extend((node.args[1:], node.kwargs))  # the group an older dump names is no variable
+        elif (kind := type(node)) not in _TYPES and (names := CHILD_FIELDS[kind]):
+            stack.extend([getattr(node, n) for n in names])
+    return found
 
 
 def _binds(stmt: Stmt, prefix: str) -> Iterator[str]:
@@ -615,16 +654,12 @@ def _not_integer(count: Expr) -> Const | None:
     return None
 
 
-def _core_nums(program: Program, bodies: list[list[object]]) -> Iterator[Diagnostic]:
+def _core_nums(program: Program, read: list[_Read]) -> Iterator[Diagnostic]:
     """SP304: a block count that is not an integer expression is no count the launch can prove
     positive (`core_num = 0 when 2.5 = 0` would be the prover's nonsense), nor one a runtime reads."""
-    for fn, body in zip(program.functions, bodies):
-        for node in body:
-            if (
-                isinstance(node, Call)
-                and (count := core_num(node)) is not None
-                and (bad := _not_integer(count))
-            ):
+    for fn, _stmts, calls, _numbers, _python in read:
+        for node in calls:
+            if (count := core_num(node)) is not None and (bad := _not_integer(count)):
                 launched = (
                     target.callee if (target := call_target(node, program.prefix)) is not None else node.func
                 )

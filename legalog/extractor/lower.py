@@ -10,6 +10,7 @@ The extractor decides nothing: it records what the text says.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from legalog.collector import bulk_allocation
@@ -60,7 +61,7 @@ from legalog.ir.patterns import (
     scalar_builtin,
     scope_kind,
 )
-from legalog.ir.transform import expr_names
+from legalog.ir.transform import expr_names, names_in
 
 FULL_BODY_KINDS = frozenset({"Graph", "Orchestration", "Opaque", "Inline"})
 
@@ -84,8 +85,9 @@ def _lower(program: Program, runtime: str) -> Lowering:
     lowering.facts.add("target_runtime", runtime)
     for name, value in LIMITS.items():
         lowering.facts.add("runtime_limit", name, value)
-    for function in program.functions:
-        _FunctionLowering(program, function, lowering, lowering.facts).run()
+    with lowering.facts.batch():  # one check of each relation's rows, every function's together
+        for function in program.functions:
+            _FunctionLowering(program, function, lowering, lowering.facts).run()
     return lowering
 
 
@@ -112,7 +114,7 @@ def type_names(t: Type) -> set[str]:
     """Variables an annotation mentions (shape dims, MemRef offsets, valid shapes)."""
     match t:
         case TensorType(shape=shape, extras=extras):
-            return set().union(*(expr_names(e) for e in (*shape, *extras)))
+            return names_in((*shape, *extras))
         case ArrayType(size=size):
             return expr_names(size)
         case TupleType(elts=elts):
@@ -153,12 +155,20 @@ class _FunctionLowering:
         self.bound: set[str] = set()
         self.used: set[str] = set()
         self.list_counter: dict[str, int] = {}
+        self.vids = _VarIds(function.name)
+        self.add: Callable[..., None] = facts.add
 
     def v(self, name: str) -> str:
-        return var_id(self.fn.name, name)
+        return self.vids[name]
 
     def run(self) -> None:
-        fn, add = self.fn, self.facts.add
+        # the rows checked together when the batch ends (the program's, when `lower` opened
+        # one), not one call at a time
+        with self.facts.batch() as self.add:
+            self._run()
+
+    def _run(self) -> None:
+        fn, add = self.fn, self.add
         add("function", fn.name, fn.type)
         for pos, p in enumerate(fn.params):
             vid = self.v(p.name)
@@ -179,15 +189,15 @@ class _FunctionLowering:
                 self.stmt(stmt, None, f"{fn.name}/body")
 
     def _declare(self, vid: str, t: Type) -> None:
-        self.facts.add("var_class", vid, type_class(t))
+        self.add("var_class", vid, type_class(t))
         if (dtype := type_dtype(t)) is not None:
-            self.facts.add("var_dtype", vid, dtype)
+            self.add("var_dtype", vid, dtype)
 
     # ------------------------------------------------------------------------- statements
 
     def block(self, body: tuple[Stmt, ...], parent: str | None, list_id: str) -> None:
         if parent is not None:
-            self.facts.add("list_owner", list_id, parent)
+            self.add("list_owner", list_id, parent)
         for stmt in body:
             self.stmt(stmt, parent, list_id)
 
@@ -195,7 +205,7 @@ class _FunctionLowering:
         sid = f"{self.fn.name}/s{self.n_stmt}"
         self.n_stmt += 1
         self.out.stmts[sid] = stmt
-        add = self.facts.add
+        add = self.add
         kind = type(stmt).__name__.lower()
         add("stmt", sid, self.fn.name, {"exprstmt": "expr"}.get(kind, kind))
         if parent is not None:
@@ -241,7 +251,7 @@ class _FunctionLowering:
         return sid
 
     def _assign(self, stmt: Assign, sid: str) -> None:
-        add = self.facts.add
+        add = self.add
         value = stmt.value
         yields = is_yield(value, self.pl)
         if stmt.type is not None:
@@ -295,7 +305,7 @@ class _FunctionLowering:
         return results if len(results) == targets else ()
 
     def _for(self, stmt: For, sid: str) -> None:
-        add = self.facts.add
+        add = self.add
         iterable = stmt.iterable
         kind = loop_kind(iterable, self.pl) or ""
         whole = False  # the whole header lowered as one expression
@@ -348,11 +358,11 @@ class _FunctionLowering:
         """What a loop header reads beyond its bounds and initial values (`attrs=...`, the `xs` of
         `for x in xs`): uses of those names too."""
         if not isinstance(iterable, Call):
-            self.facts.add("stmt_expr", sid, self.expr(iterable, sid))
+            self.add("stmt_expr", sid, self.expr(iterable, sid))
             return
         for kw in iterable.kwargs:
             if kw.name != "init_values" and expr_names(kw.value):
-                self.facts.add("stmt_expr", sid, self.expr(kw.value, sid))
+                self.add("stmt_expr", sid, self.expr(kw.value, sid))
 
     # ------------------------------------------------------------------------- expressions
 
@@ -360,7 +370,7 @@ class _FunctionLowering:
         eid = f"{self.fn.name}/e{self.n_expr}"
         self.n_expr += 1
         self.out.exprs[eid] = e
-        add = self.facts.add
+        add = self.add
         add("in_stmt", eid, sid)
         match e:
             case Name(id=name):
@@ -373,6 +383,9 @@ class _FunctionLowering:
                     add("const_int", eid, n)
                 elif isinstance(value, bool):
                     add("const_bool", eid)
+            # the commonest kinds first: a `match` tries its cases in turn
+            case Call():
+                self._call(e, eid, sid, in_predicate)
             case BinOp(op=op, left=left, right=right):
                 add("expr", eid, "arith", op)
                 self._operands(eid, (left, right), sid, in_predicate)
@@ -385,8 +398,6 @@ class _FunctionLowering:
             case BoolOp(op=op, values=values):
                 add("expr", eid, "logic", op)
                 self._operands(eid, values, sid, in_predicate)
-            case Call():
-                self._call(e, eid, sid, in_predicate)
             case ListExpr(elts=elts) | TupleExpr(elts=elts):
                 add("expr", eid, "list" if isinstance(e, ListExpr) else "tuple", "")
                 self._operands(eid, elts, sid, in_predicate)
@@ -415,11 +426,11 @@ class _FunctionLowering:
     def _operands(self, eid: str, operands: tuple[Expr, ...], sid: str, in_predicate: bool) -> list[str]:
         ids = [self.expr(o, sid, in_predicate) for o in operands]
         for i, child in enumerate(ids):
-            self.facts.add("operand", eid, i, child)
+            self.add("operand", eid, i, child)
         return ids
 
     def _call(self, call: Call, eid: str, sid: str, in_predicate: bool) -> None:
-        add = self.facts.add
+        add = self.add
         func = call.func
         op = dsl_op(func, self.pl) or func
         args = call.args
@@ -457,7 +468,23 @@ class _FunctionLowering:
         if isinstance(directions, ListExpr):
             for i, d in enumerate(directions.elts):
                 if isinstance(d, Dotted):
-                    self.facts.add("launch_dir", eid, i, d.path.rsplit(".", 1)[-1])
+                    self.add("launch_dir", eid, i, d.path.rsplit(".", 1)[-1])
+
+
+# expressions that name no variable
+_LEAVES = frozenset((Const, Dotted))
+
+
+class _VarIds(dict[str, str]):
+    """A function's variable ids, each built once (a variable is named in many rows)."""
+
+    def __init__(self, function: str) -> None:
+        super().__init__()
+        self.function = function
+
+    def __missing__(self, name: str) -> str:
+        vid = self[name] = var_id(self.function, name)
+        return vid
 
 
 _ALWAYS_LOWERED = frozenset({"core_num", "deps", "predicate", "attrs"})
@@ -467,7 +494,8 @@ def _worth_lowering(key: str, value: Expr) -> bool:
     """Keywords the rules read, and any keyword naming a variable (a use); the rest — dtype=,
     layout=, arg_directions lists — is recorded otherwise (launch_dir) or not needed, and lowering
     it would only grow the fact set pyDatalog has to carry."""
-    return key in _ALWAYS_LOWERED or bool(expr_names(value))
+    # most keywords are a literal or a dotted name: no walk for those
+    return key in _ALWAYS_LOWERED or (type(value) not in _LEAVES and bool(expr_names(value)))
 
 
 def _returns(body: tuple[Stmt, ...]) -> list[Return]:

@@ -5,9 +5,10 @@ are, so an untouched function stays equal to its original and prints byte-for-by
 from __future__ import annotations
 
 import re
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from legalog.ir.model import (
     NO_SPAN,
@@ -140,6 +141,37 @@ def node_fields(kind: type) -> tuple[str, ...] | None:
     return _NODE_FIELDS[kind]
 
 
+class _ChildFields(dict[type, tuple[str, ...] | None]):
+    """Per IR node class, the fields that can hold another node (a node, a tuple of nodes, or
+    None where optional), in declaration order; None for a class that is no IR node.  A walk
+    that reads only these never pushes a name, an operator or a comment it would pop for
+    nothing: `wellformed`'s walk of every body popped four leaves per node it kept."""
+
+    def __missing__(self, kind: type) -> tuple[str, ...] | None:
+        names = None
+        if is_dataclass(kind):
+            hints = get_type_hints(kind)
+            names = tuple(f.name for f in fields(kind) if f.compare and _holds_nodes(hints[f.name]))
+        self[kind] = names
+        return names
+
+
+CHILD_FIELDS = _ChildFields()
+
+_LEAF_TYPES = frozenset((str, int, float, bool, types.NoneType))
+
+
+def _holds_nodes(hint: object) -> bool:
+    """Whether a field annotated `hint` can hold an IR node (`str | None`, `Literal[...]` and
+    `tuple[str, ...]` cannot)."""
+    origin = get_origin(hint)
+    if origin is Literal:
+        return False
+    if origin is None:
+        return hint not in _LEAF_TYPES
+    return any(_holds_nodes(arg) for arg in get_args(hint) if arg is not Ellipsis)
+
+
 def rename(node: Node, names: dict[str, str]) -> Node:
     if not names:
         return node  # nothing to rename: no walk (most Graphs a rewrite touches have no alias)
@@ -222,17 +254,21 @@ def bound_names(body: tuple[Stmt, ...]) -> set[str]:
 
 def expr_names(e: Expr) -> set[str]:
     """Every variable name used anywhere inside an expression."""
+    return names_in((e,))
+
+
+def names_in(exprs: Iterable[Expr]) -> set[str]:
+    """Every variable name used anywhere inside any of `exprs` (one walk for all of them)."""
     found: set[str] = set()
-    stack: list[Expr] = [e]
+    stack: list[Expr] = list(exprs)
     while stack:
         node = stack.pop()
-        match node:
-            case Name(id=name):
-                found.add(name)
-            case Opaque(names=names):
-                found.update(names)
-            case _:
-                stack += _operands(node)
+        if type(node) is Name:
+            found.add(node.id)
+        elif type(node) is Opaque:
+            found.update(node.names)
+        else:
+            stack += _operands(node)
     return found
 
 
@@ -255,18 +291,20 @@ def tree_size(e: Expr, weight: Callable[[str], int]) -> int:
 
 
 def _operands(node: Expr) -> list[Expr]:
-    """An expression's direct sub-expressions (a call's keyword values among them)."""
-    match node:
-        case BinOp(left=left, right=right) | Compare(left=left, right=right):
-            return [left, right]
-        case UnaryOp(operand=operand):
-            return [operand]
-        case BoolOp(values=values) | ListExpr(elts=values) | TupleExpr(elts=values):
-            return list(values)
-        case Call(args=args, kwargs=kwargs):
-            return [*args, *(k.value for k in kwargs)]
-        case DictExpr(keys=keys, values=values):
-            return [*keys, *values]
-        case Subscript(value=value, index=index):
-            return [value, index]
+    """An expression's direct sub-expressions (a call's keyword values among them).  Tested by
+    exact class, the commonest first: this runs for every node of every expression walked."""
+    if type(node) is Call:
+        return [*node.args, *[k.value for k in node.kwargs]]
+    if type(node) is BinOp or type(node) is Compare:
+        return [node.left, node.right]
+    if type(node) is TupleExpr or type(node) is ListExpr:
+        return list(node.elts)
+    if type(node) is UnaryOp:
+        return [node.operand]
+    if type(node) is BoolOp:
+        return list(node.values)
+    if type(node) is Subscript:
+        return [node.value, node.index]
+    if type(node) is DictExpr:
+        return [*node.keys, *node.values]
     return []

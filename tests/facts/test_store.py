@@ -26,3 +26,47 @@ def test_a_value_of_the_wrong_type_is_refused_naming_its_column(row: tuple, colu
 def test_a_row_of_the_wrong_arity_is_refused() -> None:
     with pytest.raises(ValueError, match=r"loop_trip\(.*\): got 3 columns"):
         FactStore().add("loop_trip", "f/s3", 4, 5)
+
+
+def test_a_batch_adds_its_rows_in_order_when_it_ends() -> None:
+    store = FactStore()
+    with store.batch() as add:
+        add("loop_trip", "f/s3", 4)
+        add("loop_trip", "f/s5", 2)
+        assert store.rows("loop_trip") == []
+    assert store.rows("loop_trip") == [("f/s3", 4), ("f/s5", 2)]
+
+
+@pytest.mark.parametrize(
+    ("row", "error", "message"),
+    [
+        (("f/s3", True), TypeError, r"loop_trip\(.*\): column N got True"),
+        (("f/s3", 4, 5), ValueError, r"loop_trip\(.*\): got 3 columns"),
+    ],
+)
+def test_a_batch_refuses_a_wrong_row_as_add_does_and_keeps_none(
+    row: tuple, error: type[Exception], message: str
+) -> None:
+    store = FactStore()
+    with pytest.raises(error, match=message), store.batch() as add:
+        add("loop_trip", "f/s1", 1)
+        add("loop_trip", *row)
+    assert store.rows("loop_trip") == []
+
+
+def test_a_batch_whose_block_raises_adds_nothing() -> None:
+    store = FactStore()
+    with pytest.raises(KeyError), store.batch() as add:
+        add("loop_trip", "f/s1", 1)
+        raise KeyError("stop")
+    assert store.rows("loop_trip") == []
+
+
+def test_a_batch_inside_a_batch_joins_it() -> None:
+    store = FactStore()
+    with store.batch() as outer:
+        outer("loop_trip", "f/s1", 1)
+        with store.batch() as inner:
+            inner("loop_trip", "f/s2", 2)
+        assert store.rows("loop_trip") == []
+    assert store.rows("loop_trip") == [("f/s1", 1), ("f/s2", 2)]
