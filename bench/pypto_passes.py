@@ -2,11 +2,15 @@
 
     python bench/pypto_passes.py               # every corpus/graph program, the median of 5 warm runs
     python bench/pypto_passes.py --repeats 3 --json bench/out/pypto_passes.json
+    python bench/pypto_passes.py --verify       # with PyPTO's VerificationInstrument(AFTER) as well
 
 Each `corpus/graph/*.frontend.py` is parsed with `pl.parse` and run through
 `legalog.pypto.default_pipeline()` (PyPTO's Default strategy with both passes in place) under a
 host_build_graph PassContext with PyPTO's default (BASIC) verification, as `ir.compile` runs it,
-and through the plain Default strategy for comparison.  A CallbackInstrument times each of
+and through the plain Default strategy for comparison.  At BASIC PyPTO verifies only its
+lightweight properties, and legalog's GraphBoundaryLegalized verifier does not run;
+`--verify` adds a `VerificationInstrument(AFTER)` to both runs, which verifies every property a
+pass produces (PyPTO's and GraphBoundaryLegalized alike).  A CallbackInstrument times each of
 legalog's passes from its before- to its after-callback; a rejected program ends in its pass,
 whose time counts to the rejection.  Inside the passes, each stage is timed (`stage=`), summed
 into the split the issue asks for: reading (the scan of PyPTO's objects for work, the objects
@@ -84,7 +88,7 @@ class Stages:
         return {part: sum(self.spent.get(n, 0.0) for n in names) for part, names in SPLIT.items()}
 
 
-def compile_once(program: Any, with_legalog: bool) -> dict[str, Any]:
+def compile_once(program: Any, with_legalog: bool, verify: bool = False) -> dict[str, Any]:
     """One pipeline run: wall time, each legalog pass's time, and how it ended."""
     spent = dict.fromkeys(OURS, 0.0)
     # a pass that ran its scan and nothing else: the Program it was given, else None
@@ -109,7 +113,8 @@ def compile_once(program: Any, with_legalog: bool) -> dict[str, Any]:
                 idle[f"{p.get_name()} idle"] = given[p.get_name()]
 
     timer = passes.CallbackInstrument(before_pass=before, after_pass=after, name="legalog-timer")
-    with passes.PassContext([timer], runtime=passes.RuntimeKind.HOST_BUILD_GRAPH):
+    verifier = [passes.VerificationInstrument(passes.VerificationMode.AFTER)] if verify else []
+    with passes.PassContext([timer, *verifier], runtime=passes.RuntimeKind.HOST_BUILD_GRAPH):
         pipeline = (
             lp.default_pipeline(stage=stages)
             if with_legalog
@@ -132,11 +137,11 @@ def compile_once(program: Any, with_legalog: bool) -> dict[str, Any]:
     return {"total": total, **spent, **idle, **stages.split(), "outcome": outcome, "detail": detail}
 
 
-def measure(name: str, repeats: int) -> dict[str, Any]:
+def measure(name: str, repeats: int, verify: bool = False) -> dict[str, Any]:
     program = pl.parse((GRAPH / f"{name}.frontend.py").read_text(), filename=f"{name}.frontend.py")
-    compile_once(program, True)  # warm: rule loading and first-call caches
-    runs = [compile_once(program, True) for _ in range(repeats)]
-    plain = [compile_once(program, False)["total"] for _ in range(repeats)]
+    compile_once(program, True, verify)  # warm: rule loading and first-call caches
+    runs = [compile_once(program, True, verify) for _ in range(repeats)]
+    plain = [compile_once(program, False, verify)["total"] for _ in range(repeats)]
     # The run of median total, whole: medians taken column by column would not add up.
     middle = sorted(runs, key=lambda r: r["total"])[len(runs) // 2]
     row: dict[str, Any] = {"program": name, **middle, "default_only": statistics.median(plain)}
@@ -208,10 +213,15 @@ def main(argv: list[str] | None = None) -> int:
         "--repeats", type=int, default=5, help="timed runs per program (the median one is reported)"
     )
     ap.add_argument("--json", type=Path, help="also write the rows here")
+    ap.add_argument(
+        "--verify",
+        action="store_true",
+        help="run under PyPTO's VerificationInstrument(AFTER): every produced property verified",
+    )
     args = ap.parse_args(argv)
     backend.set_backend_type(BackendType.Ascend910B)  # platform a2a3, as the corpus was printed
     names = sorted(p.name.removesuffix(".frontend.py") for p in GRAPH.glob("*.frontend.py"))
-    rows = [measure(name, args.repeats) for name in names]
+    rows = [measure(name, args.repeats, args.verify) for name in names]
     print(table(rows))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

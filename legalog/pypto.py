@@ -11,8 +11,8 @@ legalog's model (`legalog.ir.objects`; where that meets a node it does not know,
 is rejected, it prints the Program with PyPTO's printer and reads the text), runs one of
 legalog's two passes on it, and makes the rewrite a Program again: only the functions the rewrite changed are parsed by PyPTO's parser, the others are the
 input's own objects (`legalog.pypto_objects`).  The GraphBoundaryLegalized post-conditions run
-when the PassContext's verification level is not NONE, as PyPTO verifies the properties a pass
-produces; `verify_graph_boundary` runs them on any Program.  A rejected program raises
+when the PassContext holds a `VerificationInstrument`, as PyPTO verifies every property a pass
+produces beyond its lightweight few; `verify_graph_boundary` runs them on any Program.  A rejected program raises
 `PassRejected`, a subclass of the `pypto.pypto_core.ValueError` that PyPTO's own passes raise on
 a user error (their `CHECK`), carrying legalog's diagnostics; the input Program is never replaced
 by a partial rewrite.  A failure of legalog itself (its output does not parse in PyPTO) raises
@@ -299,8 +299,8 @@ def _transform(
         runtime=_runtime_name(runtime),
         passes=chosen,
         stage=stage,
-        # PyPTO verifies the properties a pass produces: GraphBoundaryLegalized is LegalizeGraphBoundary's
-        # (legalog's verifier stands in for it); LegalizeSpmdLaunches produces NormalizedStmtStructure,
+        # GraphBoundaryLegalized is LegalizeGraphBoundary's (legalog's verifier stands in for it), run
+        # when PyPTO would verify it (`_verifying`); LegalizeSpmdLaunches produces NormalizedStmtStructure,
         # which PyPTO's own verifier checks.  `check`, `fix` and the library verify both always.
         verify="graph" in chosen and _verifying(),
         report=False,  # a pass reads the status, errors and plans, never what only a report says
@@ -396,16 +396,22 @@ def _object_applier(pass_name: PassName) -> Callable[[Any, Any], Any]:
 
 
 def _verifying() -> bool:
-    """Whether the pass verifies its output: as PyPTO's PassPipeline verifies the properties a
-    pass produces, unless the active PassContext's verification level (or, with none, PyPTO's
-    default level) is NONE."""
+    """Whether the pass verifies GraphBoundaryLegalized on its output: when the active PassContext
+    holds a `VerificationInstrument`, as PyPTO verifies the properties a pass produces.  PyPTO's
+    pipeline on its own, at its default BASIC level, verifies only a fixed set of lightweight
+    properties (`GetVerifiedProperties`, src/ir/transforms/passes.cpp: produced ∩ that set); every
+    other produced property (NormalizedStmtStructure, SplitIncoreOrch...) is verified only by a
+    `VerificationInstrument` (`PassManager`'s docstring: "With property verification via
+    PassContext").  A full re-derivation of the pass's post-conditions is no lightweight check,
+    and GraphBoundaryLegalized is no `IRProperty` here for that set to hold, so it is verified as
+    PyPTO's own heavy properties are.  The instrument's mode is not readable from Python: any
+    instrument asks for it (verifying also under BEFORE costs time, never a wrong answer)."""
     from pypto import passes
 
     context = passes.PassContext.current()
-    level = (
-        context.get_verification_level() if context is not None else passes.get_default_verification_level()
+    return context is not None and any(
+        isinstance(one, passes.VerificationInstrument) for one in context.get_instruments()
     )
-    return bool(level != passes.VerificationLevel.NONE)
 
 
 def _rebuild(name: str, analysis: Analysis, program: Any, whole: Callable[[], Analysis]) -> Any:

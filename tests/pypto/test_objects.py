@@ -139,10 +139,10 @@ def test_a_pass_with_nothing_to_decide_returns_its_input_unprinted(
     assert out is program and stages.names == ["scan"]
 
 
-def context(pypto: SimpleNamespace, level: Any) -> Any:
+def context(pypto: SimpleNamespace, level: Any, *instruments: Any) -> Any:
     p = pypto.passes
     return p.PassContext(
-        [],
+        list(instruments),
         level,
         p.DiagnosticPhase.PRE_PIPELINE,
         p.DiagnosticCheckSet(),
@@ -152,18 +152,29 @@ def context(pypto: SimpleNamespace, level: Any) -> Any:
     )
 
 
-def test_graph_boundary_legalized_is_verified_as_pyptos_verification_level_asks(
+def test_graph_boundary_legalized_is_verified_as_pyptos_heavy_properties_are(
     pypto: SimpleNamespace,
 ) -> None:
+    """PyPTO's pipeline verifies, at its verification level, only its lightweight properties; a
+    `VerificationInstrument` verifies every property a pass produces, whatever the level: so is
+    GraphBoundaryLegalized verified, and only so."""
+    p = pypto.passes
     program = pypto.pl.parse((GRAPH / "a01_row_shift.graph_input.py").read_text())
     ran = {}
-    for level in (pypto.passes.VerificationLevel.NONE, pypto.passes.VerificationLevel.BASIC):
-        stages = Stages()
-        with context(pypto, level):
-            out = lp.legalize_graph_boundary(stage=stages)(program)
-        ran[str(level).rsplit(".", 1)[-1]] = "verify" in stages.names
-        assert out is not program  # rewritten either way
-    assert ran == {"NONE": False, "BASIC": True}
+    for level in (p.VerificationLevel.NONE, p.VerificationLevel.BASIC, p.VerificationLevel.ROUNDTRIP):
+        for mode in (None, p.VerificationMode.AFTER, p.VerificationMode.BEFORE_AND_AFTER):
+            stages = Stages()
+            instruments = [p.VerificationInstrument(mode)] if mode is not None else []
+            with context(pypto, level, *instruments):
+                out = lp.legalize_graph_boundary(stage=stages)(program)
+            ran[(str(level).rsplit(".", 1)[-1], str(mode).rsplit(".", 1)[-1])] = "verify" in stages.names
+            assert out is not program  # rewritten either way
+    assert {key for key, verified in ran.items() if verified} == {
+        (level, mode) for level in ("NONE", "BASIC", "ROUNDTRIP") for mode in ("AFTER", "BEFORE_AND_AFTER")
+    }
+    stages = Stages()
+    lp.legalize_graph_boundary("host_build_graph", stage=stages)(program)  # no PassContext at all
+    assert "verify" not in stages.names
 
 
 def test_the_spmd_pass_leaves_its_produced_property_to_pyptos_verifier(pypto: SimpleNamespace) -> None:
