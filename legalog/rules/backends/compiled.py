@@ -27,10 +27,8 @@ import functools
 import inspect
 import itertools
 import marshal
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -55,9 +53,10 @@ from legalog.rules.language import (
 
 __all__ = ["evaluate", "load", "source"]
 
-Index = dict[Any, list[Any]]
-IndexOf = Callable[[str, tuple[int, ...]], Index]
 RuleFunction = Callable[..., None]
+# an index by its relation, the columns it is keyed by and the columns it reads (`_Indexes`)
+IndexKey = tuple[str, tuple[int, ...], tuple[int, ...]]
+IndexBuilder = Callable[[Any, Iterable[Row]], None]
 
 
 # --------------------------------------------------------------------------- planning a rule body
@@ -170,9 +169,9 @@ class _Writer:
     """The Python text of one rule (or of one of its delta variants): a function that adds the
     rule's head rows over the relations `R` to the set `out`."""
 
-    def __init__(self, rule: Rule, arities: Mapping[str, int]) -> None:
+    def __init__(self, rule: Rule, indexes: set[IndexKey]) -> None:
         self.rule = rule
-        self.arities = arities
+        self.indexes = indexes  # every index the program's rules read, collected for `_builder`
         self.lines: list[str] = []
         self.prelude: dict[str, str] = {}  # local name -> what it is bound to, in first-use order
         self.depth = 1
@@ -193,6 +192,7 @@ class _Writer:
     def index(self, name: str, fixed: tuple[int, ...], read: tuple[int, ...]) -> str:
         local = f"i_{name}_{'_'.join(map(str, fixed))}_{'_'.join(map(str, read))}"
         self.prelude.setdefault(local, f"ix[{name!r}, {fixed!r}, {read!r}]")
+        self.indexes.add((name, fixed, read))
         return local
 
     def function(self, name: str, body: Sequence[Literal | Comparison], delta: int | None) -> str:
@@ -390,37 +390,67 @@ def source(rules: RuleProgram) -> str:
         "# from: " + ", ".join(Path(name).name for name, _ in rules.sources),
         "# def rN(R, ix, out): adds rule N's head rows, over the relations R (name -> set of rows),",
         "# to the set `out`.  ix[name, bound, read]: the index of a relation on its `bound` columns,",
-        "# key -> the `read` columns of its rows (no `read`: the set of keys; no `bound`: the set of",
-        "# rows of the `read` columns).  rN_dK(R, ix, out, D): rule N with body literal K reading",
-        "# only D, the rows the last round of its recursive SCC added.",
+        "# key -> the `read` columns of its rows (no `read`: the set of keys), built on first use by",
+        "# its function xN(index, rows) (`INDEXES`).  rN_dK(R, ix, out, D): rule N with body literal",
+        "# K reading only D, the rows the last round of its recursive SCC added.",
+        "",
+        "from operator import itemgetter",
         "",
     ]
     components = _components(rules)
-    arities = {name: rel.arity for name, rel in rules.relations.items()}
     weak = _weak_columns(rules)
+    indexes: set[IndexKey] = set()
     table = []
     for component in components:
         for i in component.rules:
             rule = rules.rules[i]
             text = language.rules_text([rule], _functions(rules)).splitlines()[-1]
             lines.append(f"# {Path(rule.where).name}: {text}")
-            lines.append(_Writer(rule, arities).function(f"r{i}", _plan(rule.body, weak), None))
+            lines.append(_Writer(rule, indexes).function(f"r{i}", _plan(rule.body, weak), None))
             variants = _deltas(rule, component)
             for k in variants:
-                lines.append(_Writer(rule, arities).function(f"r{i}_d{k}", _plan(rule.body, weak, k), k))
+                lines.append(_Writer(rule, indexes).function(f"r{i}_d{k}", _plan(rule.body, weak, k), k))
             table.append((i, variants))
         lines.append("")
+    keys = sorted(indexes)
+    lines += [_builder(f"x{n}", key, rules.relations[key[0]].arity) for n, key in enumerate(keys)]
+    lines.append("")
     lines.append("# rule -> (its function, its delta variants with the relation each reads the delta of)")
     lines.append("RULES = {")
     for i, ks in table:
         deltas = "".join(f"(r{i}_d{k}, {_atom_of(rules.rules[i].body[k]).relation!r}), " for k in ks)
         lines.append(f"    {i}: (r{i}, ({deltas})),")
     lines.append("}")
+    lines.append("# index -> (the type of an empty one, the function adding rows to it)")
+    lines.append("INDEXES = {")
+    lines += [f"    {key!r}: ({'dict' if key[2] else 'set'}, x{n})," for n, key in enumerate(keys)]
+    lines.append("}")
     lines.append("# the SCCs, dependencies first: (relations, recursive, rules)")
     lines.append("COMPONENTS = (")
     lines += [f"    ({c.relations!r}, {c.recursive}, {c.rules!r})," for c in components]
     lines.append(")")
     return "\n".join(lines) + "\n"
+
+
+def _builder(name: str, key: IndexKey, arity: int) -> str:
+    """`def name(index, rows)`, adding `rows` to the index `key` (see `_Indexes`): one loop
+    unpacking the columns it keeps, so an index costs no call per row."""
+    _, fixed, read = key
+    if not read:  # the set of keys
+        return f"def {name}(index, rows):\n    index.update(map(itemgetter({', '.join(map(str, fixed))}), rows))\n"
+    columns = _row([f"c{i}" if i in fixed or i in read else "_" for i in range(arity)])
+    k = f"c{fixed[0]}" if len(fixed) == 1 else _row([f"c{i}" for i in fixed])
+    v = f"c{read[0]}" if len(read) == 1 else _row([f"c{i}" for i in read])
+    # a bucket is a set when columns are left out (two rows may agree on those kept), else a list
+    bucket, add = ("{%s}", "add") if len(fixed) + len(read) < arity else ("[%s]", "append")
+    return (
+        f"def {name}(index, rows):\n"
+        f"    for {columns} in rows:\n"
+        f"        if (b := index.get({k})) is None:\n"
+        f"            index[{k}] = {bucket % v}\n"
+        f"        else:\n"
+        f"            b.{add}({v})\n"
+    )
 
 
 def _atom_of(lit: Literal | Comparison) -> Atom:
@@ -437,11 +467,12 @@ def _functions(rules: RuleProgram) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class _Module:
-    """A program's compiled module: rule index -> (its function, its delta variants), and the
-    SCCs in dependency order."""
+    """A program's compiled module: rule index -> (its function, its delta variants), the SCCs in
+    dependency order, and how each index its rules read is made."""
 
     rules: Mapping[int, tuple[RuleFunction, tuple[tuple[RuleFunction, str], ...]]]
     components: tuple[tuple[tuple[str, ...], bool, tuple[int, ...]], ...]
+    indexes: Mapping[IndexKey, tuple[type, IndexBuilder]]
 
 
 def _key(rules: RuleProgram) -> str:
@@ -477,7 +508,7 @@ def load(rules: RuleProgram) -> _Module:
     # only as data at evaluation.  Code read back from the cache folder is used only when its
     # checksum holds and no other user can write there (disk_cache, docs/input-safety.md).
     exec(code, namespace)
-    return _Module(namespace["RULES"], namespace["COMPONENTS"])
+    return _Module(namespace["RULES"], namespace["COMPONENTS"], namespace["INDEXES"])
 
 
 def _kept_code(k: str) -> CodeType | None:
@@ -493,64 +524,31 @@ def _kept_code(k: str) -> CodeType | None:
 # --------------------------------------------------------------------------- evaluating
 
 
-IndexKey = tuple[str, tuple[int, ...], tuple[int, ...]]
-
-
 class _Indexes(dict[IndexKey, Any]):
     """The indexes one evaluation reads, built on first use (`ix[name, bound, read]`, a dict
-    lookup once built): {key of the bound columns: the `read` columns of its rows} (a list, or
-    a set where columns are left out, so a row is read once); with no column read, the set of
-    keys; with no bound column, the set of rows of the `read` columns.  A relation that grows
-    (a recursive SCC's) has its indexes grown with it."""
+    lookup once built) by the module's own function for each: {key of the bound columns: the
+    `read` columns of its rows} (a list, or a set where columns are left out, so a row is read
+    once); with no column read, the set of keys.  A relation that grows (a recursive SCC's) has
+    its indexes grown with it."""
 
-    def __init__(self, relations: Mapping[str, Iterable[Row]], arities: Mapping[str, int]) -> None:
+    def __init__(
+        self, relations: Mapping[str, Iterable[Row]], builders: Mapping[IndexKey, tuple[type, IndexBuilder]]
+    ) -> None:
         super().__init__()
         self.relations = relations
-        self.arities = arities
-        self.of: dict[str, list[tuple[_Shape, Any]]] = {}
+        self.builders = builders
+        self.of: dict[str, list[tuple[IndexBuilder, Any]]] = {}
 
     def __missing__(self, key: IndexKey) -> Any:
-        name, fixed, read = key
-        shape = _shape(fixed, read, self.arities[name])
-        rows = self[key] = shape.new()
-        shape.fill(rows, self.relations[name])
-        self.of.setdefault(name, []).append((shape, rows))
-        return rows
+        kind, build = self.builders[key]
+        index = self[key] = kind()
+        build(index, self.relations[key[0]])
+        self.of.setdefault(key[0], []).append((build, index))
+        return index
 
     def grow(self, name: str, rows: Iterable[Row]) -> None:
-        for shape, index in self.of.get(name, ()):
-            shape.fill(index, rows)
-
-
-class _Shape:
-    """How a relation's rows enter an index of one shape (see `_Indexes`)."""
-
-    def __init__(self, fixed: tuple[int, ...], read: tuple[int, ...], arity: int) -> None:
-        self.key = itemgetter(*fixed) if fixed else None
-        self.value = itemgetter(*read) if read else None
-        self.projected = bool(fixed) and len(fixed) + len(read) < arity  # a bucket is then a set
-
-    def new(self) -> Any:
-        if self.key is None or self.value is None:
-            return set()
-        # a defaultdict fills at C speed, and the rules read it with `.get`, which adds no key
-        return defaultdict(set if self.projected else list)
-
-    def fill(self, index: Any, rows: Iterable[Row]) -> None:
-        key, value = self.key, self.value
-        if key is None or value is None:
-            index.update(map(key or value, rows))  # type: ignore[arg-type]
-        elif self.projected:
-            for k, v in zip(map(key, rows), map(value, rows), strict=True):
-                index[k].add(v)
-        else:
-            for k, v in zip(map(key, rows), map(value, rows), strict=True):
-                index[k].append(v)
-
-
-@functools.lru_cache(maxsize=1024)
-def _shape(fixed: tuple[int, ...], read: tuple[int, ...], arity: int) -> _Shape:
-    return _Shape(fixed, read, arity)
+        for build, index in self.of.get(name, ()):
+            build(index, rows)
 
 
 @dataclass(frozen=True)
@@ -596,7 +594,7 @@ def evaluate(
     wanted, steps = _selection(rules, outputs, fired)
     relations: dict[str, Any] = {name: checked.get(name, frozenset()) for name in rules.inputs}
     relations.update((name, set(checked.get(name, ()))) for name in wanted)
-    index = _Indexes(relations, _arities(rules))
+    index = _Indexes(relations, load(rules).indexes)
     try:
         # every row and index made lives until the answer is read: nothing for the collector
         with bulk_allocation():
@@ -644,7 +642,3 @@ def _merge(new: Mapping[str, set[Row]], relations: dict[str, Any], index: _Index
             index.grow(name, rows)
     return delta
 
-
-@functools.cache
-def _arities(rules: RuleProgram) -> Mapping[str, int]:
-    return {name: rel.arity for name, rel in rules.relations.items()}
