@@ -1181,39 +1181,35 @@ class Derived(Mapping[str, frozenset[ReadRow]]):
 
     Unknown names raise ``KeyError`` on purpose: pyDatalog's silent "undefined means empty"
     is the trap this layer exists to close. Relations the rules mention but nobody filled
-    are present and empty.  An engine may hand some relations over as `pending` loaders,
-    run on first read (most relations of an evaluation are never read).
+    are present and empty.  An engine may hand relations over as the sets it computed them in,
+    which the answer owns from then on and freezes on first read (most relations of an
+    evaluation are never read).
     """
 
-    def __init__(
-        self,
-        relations: Mapping[str, frozenset[Row]],
-        pending: Mapping[str, Callable[[], frozenset[Row]]] | None = None,
-    ) -> None:
+    def __init__(self, relations: Mapping[str, Collection[Row]]) -> None:
         self._relations = dict(relations)
-        self._pending = dict(pending or {})
-        self._names = sorted(self._relations.keys() | self._pending.keys())
 
     def __getitem__(self, name: str) -> frozenset[ReadRow]:
-        if (rows := self._relations.get(name)) is None:
-            rows = self._relations[name] = self._pending.pop(name)()
+        rows = self._relations[name]
+        if type(rows) is not frozenset:
+            rows = self._relations[name] = frozenset(rows)
         return rows
 
     def __contains__(self, name: object) -> bool:
-        return name in self._relations or name in self._pending
+        return name in self._relations
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
+        return iter(sorted(self._relations))
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self._relations)
 
     def sorted(self, name: str) -> list[ReadRow]:
         """Rows of `name` in a deterministic order (ints before strs within a column)."""
         return sorted(self[name], key=_row_key)
 
     def __repr__(self) -> str:
-        return "Derived(" + ", ".join(self._names) + ")"
+        return "Derived(" + ", ".join(self) + ")"
 
 
 def _row_key(row: Row) -> tuple[tuple[int, int | str], ...]:

@@ -553,31 +553,42 @@ class _Indexes(dict[IndexKey, Any]):
 
 @dataclass(frozen=True)
 class _Step:
-    """One SCC of an evaluation, with the chosen rules alone: (function, head) of each, and of
-    a recursive SCC its delta variants as (variant, the relation of its delta atom, head)."""
+    """A recursive SCC of an evaluation, with the chosen rules alone: (function, head) of each,
+    and their delta variants as (variant, the relation of its delta atom, head)."""
 
     relations: tuple[str, ...]
-    recursive: bool
     rules: tuple[tuple[RuleFunction, str], ...]
     variants: tuple[tuple[RuleFunction, str, str], ...]
 
 
+# What an evaluation runs, in order: a rule of a non-recursive SCC as (function, head, None),
+# whose rows go straight into its head's relation, or a recursive SCC as (None, "", its step).
+_Schedule = tuple[tuple[RuleFunction | None, str, _Step | None], ...]
+
+
+@dataclass(frozen=True)
+class _Selection:
+    """What one evaluation computes (`wanted`) and how (`schedule`); the same few selections
+    recur (a pass and its verifier, over programs of one shape), so each is made once."""
+
+    wanted: frozenset[str]
+    schedule: _Schedule
+
+
 @functools.lru_cache(maxsize=256)
-def _selection(
-    rules: RuleProgram, outputs: frozenset[str] | None, fired: tuple[int, ...]
-) -> tuple[frozenset[str], tuple[_Step, ...]]:
-    """The relations an evaluation computes and the steps that compute them (the same few keys
-    recur: a pass and its verifier, over programs of one shape)."""
+def _selection(rules: RuleProgram, outputs: frozenset[str] | None, fired: tuple[int, ...]) -> _Selection:
     wanted = rules.closure(outputs)
     chosen = {i for i in fired if rules.rules[i].head.relation in wanted}
     module = load(rules)
-    steps = []
+    schedule: list[tuple[RuleFunction | None, str, _Step | None]] = []
     for names, recursive, members in module.components:
         run = [(i, rules.rules[i].head.relation) for i in members if i in chosen]
-        if run:
-            variants = tuple((v, read, head) for i, head in run for v, read in module.rules[i][1])
-            steps.append(_Step(names, recursive, tuple((module.rules[i][0], h) for i, h in run), variants))
-    return wanted, tuple(steps)
+        variants = tuple((v, read, head) for i, head in run for v, read in module.rules[i][1])
+        if recursive and variants:
+            schedule.append((None, "", _Step(names, tuple((module.rules[i][0], h) for i, h in run), variants)))
+        else:  # no chosen rule reads the SCC's own relations: one pass computes them
+            schedule += [(module.rules[i][0], head, None) for i, head in run]
+    return _Selection(wanted, tuple(schedule))
 
 
 def evaluate(
@@ -591,35 +602,40 @@ def evaluate(
     (`firable`: `rules.firable(facts)` when the caller has it)."""
     checked = validate_facts(rules, facts)
     fired = rules.firable(checked) if firable is None else firable
-    wanted, steps = _selection(rules, outputs, fired)
-    relations: dict[str, Any] = {name: checked.get(name, frozenset()) for name in rules.inputs}
-    relations.update((name, set(checked.get(name, ()))) for name in wanted)
+    selection = _selection(rules, outputs, fired)
+    # the inputs (empty unless given), every other relation given but none the rules define,
+    # and a set to fill for each relation computed (holding its given rows)
+    relations: dict[str, Any] = _no_inputs(rules).copy()
+    relations.update((name, rows) for name, rows in checked.items() if name not in rules.derived)
+    relations.update((name, set(checked.get(name, ()))) for name in selection.wanted)
     index = _Indexes(relations, load(rules).indexes)
     try:
         # every row and index made lives until the answer is read: nothing for the collector
         with bulk_allocation():
-            for step in steps:
-                if step.recursive:
-                    _fixpoint(step, relations, index)
+            for function, head, step in selection.schedule:
+                if function is not None:
+                    function(relations, index, relations[head])
                 else:
-                    for function, head in step.rules:
-                        function(relations, index, relations[head])
+                    _fixpoint(step, relations, index)  # type: ignore[arg-type]
     except (ArithmeticError, TypeError):  # `//` by zero, `<` between str and int: the reference says
         from legalog.rules.backends import pydatalog
 
         return pydatalog.evaluate(rules, facts)
-    given = {name: rows for name, rows in checked.items() if name not in rules.derived}
-    inputs = {name: relations[name] for name in rules.inputs if name not in given}
-    return Derived(
-        {**given, **inputs},
-        {name: functools.partial(frozenset, relations[name]) for name in wanted},
-    )
+    return Derived(relations)
+
+
+@functools.cache
+def _no_inputs(rules: RuleProgram) -> Mapping[str, frozenset[Row]]:
+    return dict.fromkeys(rules.inputs, frozenset())
 
 
 def _fixpoint(step: _Step, relations: dict[str, Any], index: _Indexes) -> None:
     """A recursive SCC: its rules once over what is known, then rounds in which each recursive
     rule runs once per atom of the SCC in its body, that atom reading only the last round's new
     rows, until a round adds nothing."""
+    if len(step.relations) == 1:
+        _fixpoint_one(step, relations, index)
+        return
     new: dict[str, set[Row]] = {name: set() for name in step.relations}
     for function, head in step.rules:
         function(relations, index, new[head])
@@ -628,6 +644,24 @@ def _fixpoint(step: _Step, relations: dict[str, Any], index: _Indexes) -> None:
         for variant, read, head in step.variants:
             if delta[read]:  # else its delta atom matches nothing this round
                 variant(relations, index, new[head], delta)
+
+
+def _fixpoint_one(step: _Step, relations: dict[str, Any], index: _Indexes) -> None:
+    """`_fixpoint` of an SCC of one relation (most are): its rows and delta as plain sets."""
+    (name,) = step.relations
+    known = relations[name]
+    new: set[Row] = set()
+    for function, _ in step.rules:
+        function(relations, index, new)
+    new -= known
+    while new:
+        known |= new
+        index.grow(name, new)
+        delta = {name: new}
+        new = set()
+        for variant, _, _ in step.variants:
+            variant(relations, index, new, delta)
+        new -= known
 
 
 def _merge(new: Mapping[str, set[Row]], relations: dict[str, Any], index: _Indexes) -> dict[str, set[Row]]:
@@ -641,4 +675,3 @@ def _merge(new: Mapping[str, set[Row]], relations: dict[str, Any], index: _Index
             relations[name] |= rows
             index.grow(name, rows)
     return delta
-
