@@ -41,6 +41,7 @@ from legalog.rules.language import (
     Comparison,
     Const,
     Derived,
+    Facts,
     Literal,
     Row,
     Rule,
@@ -585,7 +586,9 @@ def _selection(rules: RuleProgram, outputs: frozenset[str] | None, fired: tuple[
         run = [(i, rules.rules[i].head.relation) for i in members if i in chosen]
         variants = tuple((v, read, head) for i, head in run for v, read in module.rules[i][1])
         if recursive and variants:
-            schedule.append((None, "", _Step(names, tuple((module.rules[i][0], h) for i, h in run), variants)))
+            schedule.append(
+                (None, "", _Step(names, tuple((module.rules[i][0], h) for i, h in run), variants))
+            )
         else:  # no chosen rule reads the SCC's own relations: one pass computes them
             schedule += [(module.rules[i][0], head, None) for i, head in run]
     return _Selection(wanted, tuple(schedule))
@@ -593,35 +596,42 @@ def _selection(rules: RuleProgram, outputs: frozenset[str] | None, fired: tuple[
 
 def evaluate(
     rules: RuleProgram,
-    facts: Mapping[str, Iterable[tuple]],
+    facts: Facts,
     outputs: frozenset[str] | None = None,
     firable: tuple[int, ...] | None = None,
 ) -> Derived:
     """Every relation `outputs` (default: every derived relation) are computed from, and the
     inputs, over `facts`; of the rules, only those that can fire over these facts run
     (`firable`: `rules.firable(facts)` when the caller has it)."""
-    checked = validate_facts(rules, facts)
-    fired = rules.firable(checked) if firable is None else firable
-    selection = _selection(rules, outputs, fired)
-    # the inputs (empty unless given), every other relation given but none the rules define,
-    # and a set to fill for each relation computed (holding its given rows)
-    relations: dict[str, Any] = _no_inputs(rules).copy()
-    relations.update((name, rows) for name, rows in checked.items() if name not in rules.derived)
-    relations.update((name, set(checked.get(name, ()))) for name in selection.wanted)
-    index = _Indexes(relations, load(rules).indexes)
-    try:
-        # every row and index made lives until the answer is read: nothing for the collector
-        with bulk_allocation():
-            for function, head, step in selection.schedule:
-                if function is not None:
-                    function(relations, index, relations[head])
-                else:
-                    _fixpoint(step, relations, index)  # type: ignore[arg-type]
-    except (ArithmeticError, TypeError):  # `//` by zero, `<` between str and int: the reference says
-        from legalog.rules.backends import pydatalog
+    # every row, index and answer made lives until the answer is read: nothing for the collector
+    with bulk_allocation():
+        checked = validate_facts(rules, facts)
+        fired = rules.firable(checked) if firable is None else firable
+        selection = _selection(rules, outputs, fired)
+        # the inputs (empty unless given), every other relation given but none the rules define,
+        # and a set to fill for each relation computed (holding its given rows)
+        relations: dict[str, Any] = dict(_no_inputs(rules))
+        relations.update((name, rows) for name, rows in checked.items() if name not in rules.derived)
+        relations.update((name, set(checked.get(name, ()))) for name in selection.wanted)
+        if _run(selection.schedule, relations, _Indexes(relations, load(rules).indexes)):
+            return Derived(relations)
+    # `//` by zero, `<` between str and int: the reference engine says what the rules mean there
+    from legalog.rules.backends import pydatalog
 
-        return pydatalog.evaluate(rules, facts)
-    return Derived(relations)
+    return pydatalog.evaluate(rules, facts)
+
+
+def _run(schedule: _Schedule, relations: dict[str, Any], index: _Indexes) -> bool:
+    """Runs `schedule` over `relations`; False when the rules' arithmetic or ordering raised."""
+    try:
+        for function, head, step in schedule:
+            if function is not None:
+                function(relations, index, relations[head])
+            else:
+                _fixpoint(step, relations, index)  # type: ignore[arg-type]
+    except (ArithmeticError, TypeError):
+        return False
+    return True
 
 
 @functools.cache
