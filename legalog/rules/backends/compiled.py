@@ -170,9 +170,9 @@ class _Writer:
     """The Python text of one rule (or of one of its delta variants): a function that adds the
     rule's head rows over the relations `R` to the set `out`."""
 
-    def __init__(self, rule: Rule, indexes: set[IndexKey]) -> None:
+    def __init__(self, rule: Rule, indexes: dict[IndexKey, int]) -> None:
         self.rule = rule
-        self.indexes = indexes  # every index the program's rules read, collected for `_builder`
+        self.indexes = indexes  # every index the program's rules read, numbered, for `_builder`
         self.lines: list[str] = []
         self.prelude: dict[str, str] = {}  # local name -> what it is bound to, in first-use order
         self.depth = 1
@@ -191,10 +191,9 @@ class _Writer:
         return local
 
     def index(self, name: str, fixed: tuple[int, ...], read: tuple[int, ...]) -> str:
-        local = f"i_{name}_{'_'.join(map(str, fixed))}_{'_'.join(map(str, read))}"
-        self.prelude.setdefault(local, f"ix[{name!r}, {fixed!r}, {read!r}]")
-        self.indexes.add((name, fixed, read))
-        return local
+        n = self.indexes.setdefault((name, fixed, read), len(self.indexes))
+        self.prelude.setdefault(f"i{n}", f"ix[{name!r}, {fixed!r}, {read!r}]")
+        return f"i{n}"
 
     def function(self, name: str, body: Sequence[Literal | Comparison], delta: int | None) -> str:
         """`def name(R, ix, out[, D])`: the rule with body literal `delta` reading the delta `D`."""
@@ -400,7 +399,7 @@ def source(rules: RuleProgram) -> str:
     ]
     components = _components(rules)
     weak = _weak_columns(rules)
-    indexes: set[IndexKey] = set()
+    indexes: dict[IndexKey, int] = {}
     table = []
     for component in components:
         for i in component.rules:
@@ -413,8 +412,7 @@ def source(rules: RuleProgram) -> str:
                 lines.append(_Writer(rule, indexes).function(f"r{i}_d{k}", _plan(rule.body, weak, k), k))
             table.append((i, variants))
         lines.append("")
-    keys = sorted(indexes)
-    lines += [_builder(f"x{n}", key, rules.relations[key[0]].arity) for n, key in enumerate(keys)]
+    lines += [_builder(f"x{n}", key, rules.relations[key[0]].arity) for key, n in indexes.items()]
     lines.append("")
     lines.append("# rule -> (its function, its delta variants with the relation each reads the delta of)")
     lines.append("RULES = {")
@@ -424,7 +422,7 @@ def source(rules: RuleProgram) -> str:
     lines.append("}")
     lines.append("# index -> (the type of an empty one, the function adding rows to it)")
     lines.append("INDEXES = {")
-    lines += [f"    {key!r}: ({'dict' if key[2] else 'set'}, x{n})," for n, key in enumerate(keys)]
+    lines += [f"    {key!r}: ({'dict' if key[2] else 'set'}, x{n})," for key, n in indexes.items()]
     lines.append("}")
     lines.append("# the SCCs, dependencies first: (relations, recursive, rules)")
     lines.append("COMPONENTS = (")
