@@ -527,22 +527,26 @@ class _Indexes(dict[IndexKey, Any]):
     """The indexes one evaluation reads, built on first use (`ix[name, bound, read]`, a dict
     lookup once built) by the module's own function for each: {key of the bound columns: the
     `read` columns of its rows} (a list, or a set where columns are left out, so a row is read
-    once); with no column read, the set of keys.  A relation that grows (a recursive SCC's) has
-    its indexes grown with it."""
+    once); with no column read, the set of keys.  A relation that grows (`growing`: a recursive
+    SCC's) has its indexes grown with it."""
 
     def __init__(
-        self, relations: Mapping[str, Iterable[Row]], builders: Mapping[IndexKey, tuple[type, IndexBuilder]]
+        self,
+        relations: Mapping[str, Iterable[Row]],
+        builders: Mapping[IndexKey, tuple[type, IndexBuilder]],
+        growing: Iterable[str],
     ) -> None:
         super().__init__()
         self.relations = relations
         self.builders = builders
-        self.of: dict[str, list[tuple[IndexBuilder, Any]]] = {}
+        self.of: dict[str, list[tuple[IndexBuilder, Any]]] = {name: [] for name in growing}
 
     def __missing__(self, key: IndexKey) -> Any:
         kind, build = self.builders[key]
         index = self[key] = kind()
         build(index, self.relations[key[0]])
-        self.of.setdefault(key[0], []).append((build, index))
+        if (grown := self.of.get(key[0])) is not None:
+            grown.append((build, index))
         return index
 
     def grow(self, name: str, rows: Iterable[Row]) -> None:
@@ -570,8 +574,9 @@ class _Selection:
     """What one evaluation computes (`wanted`) and how (`schedule`); the same few selections
     recur (a pass and its verifier, over programs of one shape), so each is made once."""
 
-    wanted: frozenset[str]
+    wanted: tuple[str, ...]
     schedule: _Schedule
+    growing: frozenset[str]  # the relations of its recursive SCCs
 
 
 @functools.lru_cache(maxsize=256)
@@ -589,7 +594,8 @@ def _selection(rules: RuleProgram, outputs: frozenset[str] | None, fired: tuple[
             )
         else:  # no chosen rule reads the SCC's own relations: one pass computes them
             schedule += [(module.rules[i][0], head, None) for i, head in run]
-    return _Selection(wanted, tuple(schedule))
+    growing = frozenset(name for _, _, step in schedule if step is not None for name in step.relations)
+    return _Selection(tuple(sorted(wanted)), tuple(schedule), growing)
 
 
 def evaluate(
@@ -609,9 +615,12 @@ def evaluate(
         # the inputs (empty unless given), every other relation given but none the rules define,
         # and a set to fill for each relation computed (holding its given rows)
         relations: dict[str, Any] = dict(_no_inputs(rules))
-        relations.update((name, rows) for name, rows in checked.items() if name not in rules.derived)
-        relations.update((name, set(checked.get(name, ()))) for name in selection.wanted)
-        if _run(selection.schedule, relations, _Indexes(relations, load(rules).indexes)):
+        relations.update(checked)
+        for name in rules.derived.intersection(checked).difference(selection.wanted):
+            del relations[name]
+        wanted = selection.wanted
+        relations.update(zip(wanted, map(set, map(checked.get, wanted, itertools.repeat(())))))
+        if _run(selection.schedule, relations, _Indexes(relations, load(rules).indexes, selection.growing)):
             return Derived(relations)
     # `//` by zero, `<` between str and int: the reference engine says what the rules mean there
     from legalog.rules.backends import pydatalog
