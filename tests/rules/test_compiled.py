@@ -139,6 +139,14 @@ def test_a_recursive_relation_whose_recursion_cannot_fire_is_computed_in_one_pas
     assert got["free"] == ({("a",), ("b",)} if hops else {("a",)})
 
 
+def test_indexes_of_relations_whose_names_and_columns_read_alike_are_kept_apart() -> None:
+    # `a` on columns (0, 1) reading 2, and `a_0` on column 1 reading 2: once both `i_a_0_1_2`
+    rules = RuleProgram.from_texts({"n.pyd": "# t\np(Z, W) <= s(X, Y) & a(X, Y, Z) & a_0(V, Y, W)\n"})
+    facts = {"s": [("x", "y")], "a": [("x", "y", "z")], "a_0": [("v", "y", "w")]}
+    with engine_alone():
+        assert evaluate(rules, facts, "compiled")["p"] == {("z", "w")}
+
+
 def test_a_fact_store_is_read_as_its_rows_and_held_to_the_columns_the_rules_read() -> None:
     store = FactStore()
     for row in [("f", 0, "x"), ("f", 1, "y"), ("f", 1, "y")]:  # a row twice: one row of the answer
