@@ -3,10 +3,12 @@
 As Soufflé compiles Datalog to C++ rather than interpreting it, legalog writes each rule program
 (the pass, explain and verifier programs) as Python source once: one function per rule, whose
 body literals are nested loops over dict indexes, ordered so every lookup is on bound columns
-(`_plan`), and a table of the program's SCCs in dependency order.  Per evaluation the driver
-(`evaluate`) runs, SCC by SCC, only the rules selected for it (`RuleProgram.closure` of the
-outputs asked for, and `RuleProgram.firable` over the facts), so a selection needs no new code.
-A recursive SCC runs its rules once over what is known, then semi-naive rounds: each rule once
+(`_plan`); one function per index its rules read, building it in one loop on first use; and a
+table of the program's SCCs in dependency order.  Per evaluation the driver (`evaluate`) runs,
+SCC by SCC, only the rules selected for it (`RuleProgram.closure` of the outputs asked for, and
+`RuleProgram.firable` over the facts), so a selection needs no new code; the schedule of a
+selection is made once.  A rule of a non-recursive SCC adds its rows straight to its relation;
+a recursive SCC runs its rules once over what is known, then semi-naive rounds: each rule once
 per body atom of the SCC, that atom reading only the rows the last round added (its "delta").
 Negation and aggregates read only completed lower SCCs (the program is stratified).
 Aggregates have pyDatalog's semantics: over the distinct tuples of keys, value and `for_each`
