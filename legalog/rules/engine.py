@@ -10,10 +10,8 @@ ran; callers only pass its name on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-
 from legalog.rules.engine_names import DEFAULT_ENGINE, ENGINES, resolve_engine
-from legalog.rules.language import RULES_DIR, Derived, RuleProgram, validate_facts
+from legalog.rules.language import RULES_DIR, Derived, Facts, RuleProgram, validate_facts
 
 # The rules room's face to the rest of legalog: a program, its answer, and how to get one.
 __all__ = [
@@ -21,6 +19,7 @@ __all__ = [
     "ENGINES",
     "RULES_DIR",
     "Derived",
+    "Facts",
     "RuleProgram",
     "evaluate",
     "given_facts",
@@ -31,7 +30,7 @@ __all__ = [
 
 def evaluate(
     rules: RuleProgram,
-    facts: Mapping[str, Iterable[tuple]],
+    facts: Facts,
     engine: str | None = None,
     outputs: frozenset[str] | None = None,
     firable: tuple[int, ...] | None = None,
@@ -58,7 +57,7 @@ def prepare(rules: RuleProgram, engine: str | None = None) -> None:
         compiled.load(rules)
 
 
-def given_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derived:
+def given_facts(rules: RuleProgram, facts: Facts) -> Derived:
     """The input relations of `rules` alone, as an evaluation that derived nothing would hold
     them (no engine runs); a derived relation is absent, and reading one is a KeyError."""
     checked = validate_facts(rules, facts)

@@ -23,14 +23,15 @@ import builtins
 import functools
 import inspect
 import itertools
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 from legalog.digraph import strongly_connected_components
-from legalog.facts.schema import DECLARED
+from legalog.facts.schema import DECLARED, RELATIONS
 from legalog.facts.schema import Relation as Declaration
+from legalog.facts.store import FactStore
 
 __all__ = [
     "Aggregate",
@@ -42,6 +43,7 @@ __all__ = [
     "Dependency",
     "Derived",
     "FactError",
+    "Facts",
     "LintError",
     "Literal",
     "Relation",
@@ -1102,34 +1104,56 @@ def _literal_text(lit: Literal | Comparison, functions: frozenset[str], names: M
 # --------------------------------------------------------------------------- facts
 
 
-def validate_facts(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> dict[str, frozenset[Row]]:
+# What an evaluation reads: rows by relation name, or legalog's own fact store.
+Facts = Mapping[str, Iterable[tuple]] | FactStore
+
+
+def validate_facts(rules: RuleProgram, facts: Facts) -> dict[str, frozenset[Row]]:
     """Checks names, arities and column types; returns name -> distinct rows (as an answer holds
     them: an engine hands the input relations back without another copy).
 
     The same checks stand in front of every engine, so a fact set one engine refuses the
     other refuses too.  A relation is checked whole at C speed (the types of its rows, their
     lengths, the types of their values); only a failing one is walked row by row, for the message.
+    A `FactStore` checked each row against its declaration as it went in, so of its relations
+    only the names are checked, and each declaration against the rules, once.
     """
-    checked: dict[str, frozenset[Row]] = {}
-    for name, rows in facts.items():
-        rel = _fact_relation(rules, name)
-        if isinstance(rows, (list, tuple, set, frozenset)) and not rows:
-            checked[name] = _NO_ROWS  # most relations of a small program: nothing to look at
-            continue
-        listed = list(rows)
-        if not set(map(type, listed)) <= {tuple}:
-            _refuse(name, rel, listed)
-        arities = set(map(len, listed))
-        if (
-            len(arities) > 1
-            or (rel is not None and arities - {rel.arity})
-            or not set(map(type, itertools.chain.from_iterable(listed))) <= {str, int}
-        ):
-            _refuse(name, rel, listed)
-        checked[name] = frozenset(listed)
-    return checked
+    if isinstance(facts, FactStore):
+        return {
+            name: frozenset(rows) if _as_declared(rules, name) else _checked(rules, name, rows)
+            for name, rows in facts.as_mapping().items()
+        }
+    return {name: _checked(rules, name, rows) for name, rows in facts.items()}
 
 
+@functools.lru_cache(maxsize=4096)
+def _as_declared(rules: RuleProgram, name: str) -> bool:
+    """Whether the rules read the declared relation `name` with its declared columns (then its
+    rows in a `FactStore` need no check; tests/rules/test_rule_files.py holds every rule to it)."""
+    rel = _fact_relation(rules, name)
+    return rel is None or rel.arity == RELATIONS[name].arity
+
+
+def _checked(rules: RuleProgram, name: str, rows: Iterable[tuple]) -> frozenset[Row]:
+    """The distinct rows of relation `name`, checked (`validate_facts`)."""
+    rel = _fact_relation(rules, name)
+    listed = rows if isinstance(rows, (list, tuple, set, frozenset)) else list(rows)
+    if not listed:
+        return _NO_ROWS  # most relations of a small program: nothing to look at
+    if not set(map(type, listed)) <= _ROW_TYPES:
+        _refuse(name, rel, listed)
+    arities = set(map(len, listed))
+    if (
+        len(arities) > 1
+        or (rel is not None and rel.arity not in arities)
+        or not set(map(type, itertools.chain.from_iterable(listed))) <= _VALUE_TYPES
+    ):
+        _refuse(name, rel, listed)
+    return frozenset(listed)
+
+
+_ROW_TYPES = frozenset({tuple})
+_VALUE_TYPES = frozenset({str, int})
 _NO_ROWS: frozenset[Row] = frozenset()
 
 
@@ -1147,7 +1171,7 @@ def _fact_relation(rules: RuleProgram, name: object) -> Relation | None:
     return rel
 
 
-def _refuse(name: str, rel: Relation | None, rows: Sequence[object]) -> NoReturn:
+def _refuse(name: str, rel: Relation | None, rows: Iterable[object]) -> NoReturn:
     """Raises the FactError for the first row `validate_facts` refuses."""
     arity = rel.arity if rel is not None else None
     for row in rows:
@@ -1181,39 +1205,35 @@ class Derived(Mapping[str, frozenset[ReadRow]]):
 
     Unknown names raise ``KeyError`` on purpose: pyDatalog's silent "undefined means empty"
     is the trap this layer exists to close. Relations the rules mention but nobody filled
-    are present and empty.  An engine may hand some relations over as `pending` loaders,
-    run on first read (most relations of an evaluation are never read).
+    are present and empty.  An engine may hand relations over as the sets it computed them in,
+    which the answer owns from then on and freezes on first read (most relations of an
+    evaluation are never read).
     """
 
-    def __init__(
-        self,
-        relations: Mapping[str, frozenset[Row]],
-        pending: Mapping[str, Callable[[], frozenset[Row]]] | None = None,
-    ) -> None:
+    def __init__(self, relations: Mapping[str, Collection[Row]]) -> None:
         self._relations = dict(relations)
-        self._pending = dict(pending or {})
-        self._names = sorted(self._relations.keys() | self._pending.keys())
 
     def __getitem__(self, name: str) -> frozenset[ReadRow]:
-        if (rows := self._relations.get(name)) is None:
-            rows = self._relations[name] = self._pending.pop(name)()
+        rows = self._relations[name]
+        if type(rows) is not frozenset:
+            rows = self._relations[name] = frozenset(rows)
         return rows
 
     def __contains__(self, name: object) -> bool:
-        return name in self._relations or name in self._pending
+        return name in self._relations
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
+        return iter(sorted(self._relations))
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self._relations)
 
     def sorted(self, name: str) -> list[ReadRow]:
         """Rows of `name` in a deterministic order (ints before strs within a column)."""
         return sorted(self[name], key=_row_key)
 
     def __repr__(self) -> str:
-        return "Derived(" + ", ".join(self._names) + ")"
+        return "Derived(" + ", ".join(self) + ")"
 
 
 def _row_key(row: Row) -> tuple[tuple[int, int | str], ...]:

@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from legalog.facts.store import FactStore
 from legalog.rules import disk_cache
 from legalog.rules.backends import compiled
 from legalog.rules.engine import evaluate
-from legalog.rules.language import RuleProgram
+from legalog.rules.language import FactError, RuleProgram
 from tests.conftest import engine_alone
 
 EVERY_CONSTRUCT = """# test: every construct of the rule language
@@ -117,6 +118,47 @@ def test_what_the_rules_cannot_compute_is_answered_as_the_reference_answers() ->
     for engine in ("compiled", "pydatalog"):
         with pytest.raises(TypeError, match="not supported"):
             evaluate(rules, mixed, engine)
+
+
+REACH = RuleProgram.from_texts(
+    {
+        "reach.pyd": "# t\nreach(X) <= start(X)\nreach(Y) <= reach(X) & hop(X, Y)\nfree(X) <= reach(X) & ~shut(X)\n"
+    }
+)
+
+
+@pytest.mark.parametrize("hops", [[], [("a", "b"), ("b", "c"), ("c", "a")]])
+def test_a_recursive_relation_whose_recursion_cannot_fire_is_computed_in_one_pass(hops: list[tuple]) -> None:
+    facts = {"start": [("a",)], "hop": hops, "shut": [("c",)]}
+    schedule = compiled._selection(REACH, None, REACH.firable(facts)).schedule
+    assert any(step is not None for _, _, step in schedule) == bool(hops)  # a fixpoint only with hops
+    with engine_alone():
+        got = evaluate(REACH, facts, "compiled")
+    want = evaluate(REACH, facts, "pydatalog")
+    assert {name: got[name] for name in want} == dict(want)
+    assert got["free"] == ({("a",), ("b",)} if hops else {("a",)})
+
+
+def test_indexes_of_relations_whose_names_and_columns_read_alike_are_kept_apart() -> None:
+    # `a` on columns (0, 1) reading 2, and `a_0` on column 1 reading 2: once both `i_a_0_1_2`
+    rules = RuleProgram.from_texts({"n.pyd": "# t\np(Z, W) <= s(X, Y) & a(X, Y, Z) & a_0(V, Y, W)\n"})
+    facts = {"s": [("x", "y")], "a": [("x", "y", "z")], "a_0": [("v", "y", "w")]}
+    with engine_alone():
+        assert evaluate(rules, facts, "compiled")["p"] == {("z", "w")}
+
+
+def test_a_fact_store_is_read_as_its_rows_and_held_to_the_columns_the_rules_read() -> None:
+    store = FactStore()
+    for row in [("f", 0, "x"), ("f", 1, "y"), ("f", 1, "y")]:  # a row twice: one row of the answer
+        store.add("param", *row)
+    store.add("ref", "e", "x")
+    rules = RuleProgram.from_texts({"s.pyd": "# t\nfirst(F, V) <= param(F, 0, V) & ref(E, V)\n"})
+    got = evaluate(rules, store, "compiled")
+    assert got == evaluate(rules, store.as_mapping(), "compiled") == evaluate(rules, store, "pydatalog")
+    assert got["first"] == {("f", "x")} and got["param"] == {("f", 0, "x"), ("f", 1, "y")}
+    narrow = RuleProgram.from_texts({"n.pyd": "# t\nseen(F) <= param(F, V)\n"})  # param has 3 columns
+    with pytest.raises(FactError, match="columns"):
+        evaluate(narrow, store, "compiled")
 
 
 ids = st.sampled_from("abcdef")

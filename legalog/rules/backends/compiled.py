@@ -3,10 +3,12 @@
 As Soufflé compiles Datalog to C++ rather than interpreting it, legalog writes each rule program
 (the pass, explain and verifier programs) as Python source once: one function per rule, whose
 body literals are nested loops over dict indexes, ordered so every lookup is on bound columns
-(`_plan`), and a table of the program's SCCs in dependency order.  Per evaluation the driver
-(`evaluate`) runs, SCC by SCC, only the rules selected for it (`RuleProgram.closure` of the
-outputs asked for, and `RuleProgram.firable` over the facts), so a selection needs no new code.
-A recursive SCC runs its rules once over what is known, then semi-naive rounds: each rule once
+(`_plan`); one function per index its rules read, building it in one loop on first use; and a
+table of the program's SCCs in dependency order.  Per evaluation the driver (`evaluate`) runs,
+SCC by SCC, only the rules selected for it (`RuleProgram.closure` of the outputs asked for, and
+`RuleProgram.firable` over the facts), so a selection needs no new code; the schedule of a
+selection is made once.  A rule of a non-recursive SCC adds its rows straight to its relation;
+a recursive SCC runs its rules once over what is known, then semi-naive rounds: each rule once
 per body atom of the SCC, that atom reading only the rows the last round added (its "delta").
 Negation and aggregates read only completed lower SCCs (the program is stratified).
 Aggregates have pyDatalog's semantics: over the distinct tuples of keys, value and `for_each`
@@ -27,10 +29,8 @@ import functools
 import inspect
 import itertools
 import marshal
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -43,6 +43,7 @@ from legalog.rules.language import (
     Comparison,
     Const,
     Derived,
+    Facts,
     Literal,
     Row,
     Rule,
@@ -55,9 +56,10 @@ from legalog.rules.language import (
 
 __all__ = ["evaluate", "load", "source"]
 
-Index = dict[Any, list[Any]]
-IndexOf = Callable[[str, tuple[int, ...]], Index]
 RuleFunction = Callable[..., None]
+# an index by its relation, the columns it is keyed by and the columns it reads (`_Indexes`)
+IndexKey = tuple[str, tuple[int, ...], tuple[int, ...]]
+IndexBuilder = Callable[[Any, Iterable[Row]], None]
 
 
 # --------------------------------------------------------------------------- planning a rule body
@@ -170,9 +172,9 @@ class _Writer:
     """The Python text of one rule (or of one of its delta variants): a function that adds the
     rule's head rows over the relations `R` to the set `out`."""
 
-    def __init__(self, rule: Rule, arities: Mapping[str, int]) -> None:
+    def __init__(self, rule: Rule, indexes: dict[IndexKey, int]) -> None:
         self.rule = rule
-        self.arities = arities
+        self.indexes = indexes  # every index the program's rules read, numbered, for `_builder`
         self.lines: list[str] = []
         self.prelude: dict[str, str] = {}  # local name -> what it is bound to, in first-use order
         self.depth = 1
@@ -191,9 +193,9 @@ class _Writer:
         return local
 
     def index(self, name: str, fixed: tuple[int, ...], read: tuple[int, ...]) -> str:
-        local = f"i_{name}_{'_'.join(map(str, fixed))}_{'_'.join(map(str, read))}"
-        self.prelude.setdefault(local, f"ix[{name!r}, {fixed!r}, {read!r}]")
-        return local
+        n = self.indexes.setdefault((name, fixed, read), len(self.indexes))
+        self.prelude.setdefault(f"i{n}", f"ix[{name!r}, {fixed!r}, {read!r}]")
+        return f"i{n}"
 
     def function(self, name: str, body: Sequence[Literal | Comparison], delta: int | None) -> str:
         """`def name(R, ix, out[, D])`: the rule with body literal `delta` reading the delta `D`."""
@@ -390,37 +392,66 @@ def source(rules: RuleProgram) -> str:
         "# from: " + ", ".join(Path(name).name for name, _ in rules.sources),
         "# def rN(R, ix, out): adds rule N's head rows, over the relations R (name -> set of rows),",
         "# to the set `out`.  ix[name, bound, read]: the index of a relation on its `bound` columns,",
-        "# key -> the `read` columns of its rows (no `read`: the set of keys; no `bound`: the set of",
-        "# rows of the `read` columns).  rN_dK(R, ix, out, D): rule N with body literal K reading",
-        "# only D, the rows the last round of its recursive SCC added.",
+        "# key -> the `read` columns of its rows (no `read`: the set of keys), built on first use by",
+        "# its function xN(index, rows) (`INDEXES`).  rN_dK(R, ix, out, D): rule N with body literal",
+        "# K reading only D, the rows the last round of its recursive SCC added.",
+        "",
+        "from operator import itemgetter",
         "",
     ]
     components = _components(rules)
-    arities = {name: rel.arity for name, rel in rules.relations.items()}
     weak = _weak_columns(rules)
+    indexes: dict[IndexKey, int] = {}
     table = []
     for component in components:
         for i in component.rules:
             rule = rules.rules[i]
             text = language.rules_text([rule], _functions(rules)).splitlines()[-1]
             lines.append(f"# {Path(rule.where).name}: {text}")
-            lines.append(_Writer(rule, arities).function(f"r{i}", _plan(rule.body, weak), None))
+            lines.append(_Writer(rule, indexes).function(f"r{i}", _plan(rule.body, weak), None))
             variants = _deltas(rule, component)
             for k in variants:
-                lines.append(_Writer(rule, arities).function(f"r{i}_d{k}", _plan(rule.body, weak, k), k))
+                lines.append(_Writer(rule, indexes).function(f"r{i}_d{k}", _plan(rule.body, weak, k), k))
             table.append((i, variants))
         lines.append("")
+    lines += [_builder(f"x{n}", key, rules.relations[key[0]].arity) for key, n in indexes.items()]
+    lines.append("")
     lines.append("# rule -> (its function, its delta variants with the relation each reads the delta of)")
     lines.append("RULES = {")
     for i, ks in table:
         deltas = "".join(f"(r{i}_d{k}, {_atom_of(rules.rules[i].body[k]).relation!r}), " for k in ks)
         lines.append(f"    {i}: (r{i}, ({deltas})),")
     lines.append("}")
+    lines.append("# index -> (the type of an empty one, the function adding rows to it)")
+    lines.append("INDEXES = {")
+    lines += [f"    {key!r}: ({'dict' if key[2] else 'set'}, x{n})," for key, n in indexes.items()]
+    lines.append("}")
     lines.append("# the SCCs, dependencies first: (relations, recursive, rules)")
     lines.append("COMPONENTS = (")
     lines += [f"    ({c.relations!r}, {c.recursive}, {c.rules!r})," for c in components]
     lines.append(")")
     return "\n".join(lines) + "\n"
+
+
+def _builder(name: str, key: IndexKey, arity: int) -> str:
+    """`def name(index, rows)`, adding `rows` to the index `key` (see `_Indexes`): one loop
+    unpacking the columns it keeps, so an index costs no call per row."""
+    _, fixed, read = key
+    if not read:  # the set of keys
+        return f"def {name}(index, rows):\n    index.update(map(itemgetter({', '.join(map(str, fixed))}), rows))\n"
+    columns = _row([f"c{i}" if i in fixed or i in read else "_" for i in range(arity)])
+    k = f"c{fixed[0]}" if len(fixed) == 1 else _row([f"c{i}" for i in fixed])
+    v = f"c{read[0]}" if len(read) == 1 else _row([f"c{i}" for i in read])
+    # a bucket is a set when columns are left out (two rows may agree on those kept), else a list
+    bucket, add = ("{%s}", "add") if len(fixed) + len(read) < arity else ("[%s]", "append")
+    return (
+        f"def {name}(index, rows):\n"
+        f"    for {columns} in rows:\n"
+        f"        if (b := index.get({k})) is None:\n"
+        f"            index[{k}] = {bucket % v}\n"
+        f"        else:\n"
+        f"            b.{add}({v})\n"
+    )
 
 
 def _atom_of(lit: Literal | Comparison) -> Atom:
@@ -437,11 +468,12 @@ def _functions(rules: RuleProgram) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class _Module:
-    """A program's compiled module: rule index -> (its function, its delta variants), and the
-    SCCs in dependency order."""
+    """A program's compiled module: rule index -> (its function, its delta variants), the SCCs in
+    dependency order, and how each index its rules read is made."""
 
     rules: Mapping[int, tuple[RuleFunction, tuple[tuple[RuleFunction, str], ...]]]
     components: tuple[tuple[tuple[str, ...], bool, tuple[int, ...]], ...]
+    indexes: Mapping[IndexKey, tuple[type, IndexBuilder]]
 
 
 def _key(rules: RuleProgram) -> str:
@@ -477,7 +509,7 @@ def load(rules: RuleProgram) -> _Module:
     # only as data at evaluation.  Code read back from the cache folder is used only when its
     # checksum holds and no other user can write there (disk_cache, docs/input-safety.md).
     exec(code, namespace)
-    return _Module(namespace["RULES"], namespace["COMPONENTS"])
+    return _Module(namespace["RULES"], namespace["COMPONENTS"], namespace["INDEXES"])
 
 
 def _kept_code(k: str) -> CodeType | None:
@@ -493,135 +525,136 @@ def _kept_code(k: str) -> CodeType | None:
 # --------------------------------------------------------------------------- evaluating
 
 
-IndexKey = tuple[str, tuple[int, ...], tuple[int, ...]]
-
-
 class _Indexes(dict[IndexKey, Any]):
     """The indexes one evaluation reads, built on first use (`ix[name, bound, read]`, a dict
-    lookup once built): {key of the bound columns: the `read` columns of its rows} (a list, or
-    a set where columns are left out, so a row is read once); with no column read, the set of
-    keys; with no bound column, the set of rows of the `read` columns.  A relation that grows
-    (a recursive SCC's) has its indexes grown with it."""
+    lookup once built) by the module's own function for each: {key of the bound columns: the
+    `read` columns of its rows} (a list, or a set where columns are left out, so a row is read
+    once); with no column read, the set of keys.  A relation that grows (`growing`: a recursive
+    SCC's) has its indexes grown with it."""
 
-    def __init__(self, relations: Mapping[str, Iterable[Row]], arities: Mapping[str, int]) -> None:
+    def __init__(
+        self,
+        relations: Mapping[str, Iterable[Row]],
+        builders: Mapping[IndexKey, tuple[type, IndexBuilder]],
+        growing: Iterable[str],
+    ) -> None:
         super().__init__()
         self.relations = relations
-        self.arities = arities
-        self.of: dict[str, list[tuple[_Shape, Any]]] = {}
+        self.builders = builders
+        self.of: dict[str, list[tuple[IndexBuilder, Any]]] = {name: [] for name in growing}
 
     def __missing__(self, key: IndexKey) -> Any:
-        name, fixed, read = key
-        shape = _shape(fixed, read, self.arities[name])
-        rows = self[key] = shape.new()
-        shape.fill(rows, self.relations[name])
-        self.of.setdefault(name, []).append((shape, rows))
-        return rows
+        kind, build = self.builders[key]
+        index = self[key] = kind()
+        build(index, self.relations[key[0]])
+        if (grown := self.of.get(key[0])) is not None:
+            grown.append((build, index))
+        return index
 
     def grow(self, name: str, rows: Iterable[Row]) -> None:
-        for shape, index in self.of.get(name, ()):
-            shape.fill(index, rows)
-
-
-class _Shape:
-    """How a relation's rows enter an index of one shape (see `_Indexes`)."""
-
-    def __init__(self, fixed: tuple[int, ...], read: tuple[int, ...], arity: int) -> None:
-        self.key = itemgetter(*fixed) if fixed else None
-        self.value = itemgetter(*read) if read else None
-        self.projected = bool(fixed) and len(fixed) + len(read) < arity  # a bucket is then a set
-
-    def new(self) -> Any:
-        if self.key is None or self.value is None:
-            return set()
-        # a defaultdict fills at C speed, and the rules read it with `.get`, which adds no key
-        return defaultdict(set if self.projected else list)
-
-    def fill(self, index: Any, rows: Iterable[Row]) -> None:
-        key, value = self.key, self.value
-        if key is None or value is None:
-            index.update(map(key or value, rows))  # type: ignore[arg-type]
-        elif self.projected:
-            for k, v in zip(map(key, rows), map(value, rows), strict=True):
-                index[k].add(v)
-        else:
-            for k, v in zip(map(key, rows), map(value, rows), strict=True):
-                index[k].append(v)
-
-
-@functools.lru_cache(maxsize=1024)
-def _shape(fixed: tuple[int, ...], read: tuple[int, ...], arity: int) -> _Shape:
-    return _Shape(fixed, read, arity)
+        for build, index in self.of.get(name, ()):
+            build(index, rows)
 
 
 @dataclass(frozen=True)
 class _Step:
-    """One SCC of an evaluation, with the chosen rules alone: (function, head) of each, and of
-    a recursive SCC its delta variants as (variant, the relation of its delta atom, head)."""
+    """A recursive SCC of an evaluation, with the chosen rules alone: (function, head) of each,
+    and their delta variants as (variant, the relation of its delta atom, head)."""
 
     relations: tuple[str, ...]
-    recursive: bool
     rules: tuple[tuple[RuleFunction, str], ...]
     variants: tuple[tuple[RuleFunction, str, str], ...]
 
 
+# What an evaluation runs, in order: a rule of a non-recursive SCC as (function, head, None),
+# whose rows go straight into its head's relation, or a recursive SCC as (None, "", its step).
+_Schedule = tuple[tuple[RuleFunction | None, str, _Step | None], ...]
+
+
+@dataclass(frozen=True)
+class _Selection:
+    """What one evaluation computes (`wanted`) and how (`schedule`); the same few selections
+    recur (a pass and its verifier, over programs of one shape), so each is made once."""
+
+    wanted: tuple[str, ...]
+    schedule: _Schedule
+    growing: frozenset[str]  # the relations of its recursive SCCs
+
+
 @functools.lru_cache(maxsize=256)
-def _selection(
-    rules: RuleProgram, outputs: frozenset[str] | None, fired: tuple[int, ...]
-) -> tuple[frozenset[str], tuple[_Step, ...]]:
-    """The relations an evaluation computes and the steps that compute them (the same few keys
-    recur: a pass and its verifier, over programs of one shape)."""
+def _selection(rules: RuleProgram, outputs: frozenset[str] | None, fired: tuple[int, ...]) -> _Selection:
     wanted = rules.closure(outputs)
     chosen = {i for i in fired if rules.rules[i].head.relation in wanted}
     module = load(rules)
-    steps = []
+    schedule: list[tuple[RuleFunction | None, str, _Step | None]] = []
     for names, recursive, members in module.components:
         run = [(i, rules.rules[i].head.relation) for i in members if i in chosen]
-        if run:
-            variants = tuple((v, read, head) for i, head in run for v, read in module.rules[i][1])
-            steps.append(_Step(names, recursive, tuple((module.rules[i][0], h) for i, h in run), variants))
-    return wanted, tuple(steps)
+        variants = tuple((v, read, head) for i, head in run for v, read in module.rules[i][1])
+        if recursive and variants:
+            schedule.append(
+                (None, "", _Step(names, tuple((module.rules[i][0], h) for i, h in run), variants))
+            )
+        else:  # no chosen rule reads the SCC's own relations: one pass computes them
+            schedule += [(module.rules[i][0], head, None) for i, head in run]
+    growing = frozenset(name for _, _, step in schedule if step is not None for name in step.relations)
+    return _Selection(tuple(sorted(wanted)), tuple(schedule), growing)
 
 
 def evaluate(
     rules: RuleProgram,
-    facts: Mapping[str, Iterable[tuple]],
+    facts: Facts,
     outputs: frozenset[str] | None = None,
     firable: tuple[int, ...] | None = None,
 ) -> Derived:
     """Every relation `outputs` (default: every derived relation) are computed from, and the
     inputs, over `facts`; of the rules, only those that can fire over these facts run
     (`firable`: `rules.firable(facts)` when the caller has it)."""
-    checked = validate_facts(rules, facts)
-    fired = rules.firable(checked) if firable is None else firable
-    wanted, steps = _selection(rules, outputs, fired)
-    relations: dict[str, Any] = {name: checked.get(name, frozenset()) for name in rules.inputs}
-    relations.update((name, set(checked.get(name, ()))) for name in wanted)
-    index = _Indexes(relations, _arities(rules))
-    try:
-        # every row and index made lives until the answer is read: nothing for the collector
-        with bulk_allocation():
-            for step in steps:
-                if step.recursive:
-                    _fixpoint(step, relations, index)
-                else:
-                    for function, head in step.rules:
-                        function(relations, index, relations[head])
-    except (ArithmeticError, TypeError):  # `//` by zero, `<` between str and int: the reference says
-        from legalog.rules.backends import pydatalog
+    # every row, index and answer made lives until the answer is read: nothing for the collector
+    with bulk_allocation():
+        checked = validate_facts(rules, facts)
+        fired = rules.firable(checked) if firable is None else firable
+        selection = _selection(rules, outputs, fired)
+        # the inputs (empty unless given), every other relation given but none the rules define,
+        # and a set to fill for each relation computed (holding its given rows)
+        relations: dict[str, Any] = dict(_no_inputs(rules))
+        relations.update(checked)
+        for name in rules.derived.intersection(checked).difference(selection.wanted):
+            del relations[name]
+        wanted = selection.wanted
+        relations.update(zip(wanted, map(set, map(checked.get, wanted, itertools.repeat(())))))
+        if _run(selection.schedule, relations, _Indexes(relations, load(rules).indexes, selection.growing)):
+            return Derived(relations)
+    # `//` by zero, `<` between str and int: the reference engine says what the rules mean there
+    from legalog.rules.backends import pydatalog
 
-        return pydatalog.evaluate(rules, facts)
-    given = {name: rows for name, rows in checked.items() if name not in rules.derived}
-    inputs = {name: relations[name] for name in rules.inputs if name not in given}
-    return Derived(
-        {**given, **inputs},
-        {name: functools.partial(frozenset, relations[name]) for name in wanted},
-    )
+    return pydatalog.evaluate(rules, facts)
+
+
+def _run(schedule: _Schedule, relations: dict[str, Any], index: _Indexes) -> bool:
+    """Runs `schedule` over `relations`; False when the rules' arithmetic or ordering raised."""
+    try:
+        for function, head, step in schedule:
+            if function is not None:
+                function(relations, index, relations[head])
+            else:
+                _fixpoint(step, relations, index)  # type: ignore[arg-type]
+    except (ArithmeticError, TypeError):
+        return False
+    return True
+
+
+@functools.cache
+def _no_inputs(rules: RuleProgram) -> Mapping[str, frozenset[Row]]:
+    return dict.fromkeys(rules.inputs, frozenset())
 
 
 def _fixpoint(step: _Step, relations: dict[str, Any], index: _Indexes) -> None:
     """A recursive SCC: its rules once over what is known, then rounds in which each recursive
     rule runs once per atom of the SCC in its body, that atom reading only the last round's new
     rows, until a round adds nothing."""
+    if len(step.relations) == 1:
+        _fixpoint_one(step, relations, index)
+        return
     new: dict[str, set[Row]] = {name: set() for name in step.relations}
     for function, head in step.rules:
         function(relations, index, new[head])
@@ -630,6 +663,24 @@ def _fixpoint(step: _Step, relations: dict[str, Any], index: _Indexes) -> None:
         for variant, read, head in step.variants:
             if delta[read]:  # else its delta atom matches nothing this round
                 variant(relations, index, new[head], delta)
+
+
+def _fixpoint_one(step: _Step, relations: dict[str, Any], index: _Indexes) -> None:
+    """`_fixpoint` of an SCC of one relation (most are): its rows and delta as plain sets."""
+    (name,) = step.relations
+    known = relations[name]
+    new: set[Row] = set()
+    for function, _ in step.rules:
+        function(relations, index, new)
+    new -= known
+    while new:
+        known |= new
+        index.grow(name, new)
+        delta = {name: new}
+        new = set()
+        for variant, _, _ in step.variants:
+            variant(relations, index, new, delta)
+        new -= known
 
 
 def _merge(new: Mapping[str, set[Row]], relations: dict[str, Any], index: _Indexes) -> dict[str, set[Row]]:
@@ -643,8 +694,3 @@ def _merge(new: Mapping[str, set[Row]], relations: dict[str, Any], index: _Index
             relations[name] |= rows
             index.grow(name, rows)
     return delta
-
-
-@functools.cache
-def _arities(rules: RuleProgram) -> Mapping[str, int]:
-    return {name: rel.arity for name, rel in rules.relations.items()}

@@ -16,7 +16,7 @@ import functools
 import gc
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +27,7 @@ from pyDatalog.Logic import Logic
 from legalog.rules.language import (
     Dependency,
     Derived,
+    Facts,
     Row,
     RuleError,
     RuleProgram,
@@ -264,7 +265,7 @@ def _materialise(pred: Any, function: bool) -> set[tuple]:
     return rows
 
 
-def evaluate(rules: RuleProgram, facts: Mapping[str, Iterable[tuple]]) -> Derived:
+def evaluate(rules: RuleProgram, facts: Facts) -> Derived:
     """Runs one program's facts through `rules` on pyDatalog, in isolation from any other call."""
     checked = validate_facts(rules, facts)
     database = _database(rules)
