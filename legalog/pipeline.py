@@ -110,7 +110,7 @@ class Analysis:
         """Every relation, the why-not ones (explain.pyd) included: solved on first use."""
         if self.lowering is None:
             return None
-        return evaluate(RuleProgram.load(EXPLAIN_RULES), self.lowering.facts.as_mapping(), self.engine)
+        return evaluate(RuleProgram.load(EXPLAIN_RULES), self.lowering.facts, self.engine)
 
     def explain(self, function: str, var: str) -> Explanation:
         """Why `var` (with or without its SSA suffix) in `function` was hoisted, kept, rejected..."""
@@ -178,7 +178,7 @@ def solve(
     busy = frozenset(p.name for p in PIPELINE if p.name in found.passes)
     outputs = frozenset().union(*(p.rules.outputs(rules) for p in PIPELINE if p.name in busy))
     derived = (
-        stage("rules", lambda: evaluate(rules, facts, engine, outputs, found.firable))
+        stage("rules", lambda: evaluate(rules, lowering.facts, engine, outputs, found.firable))
         if busy
         else given_facts(rules, facts)
     )

@@ -168,7 +168,7 @@ def spmd_rules() -> RuleProgram:
 
 
 def evaluate_spmd(lowering: Lowering, engine: str | None = None) -> Derived:
-    return evaluate(spmd_rules(), lowering.facts.as_mapping(), engine)
+    return evaluate(spmd_rules(), lowering.facts, engine)
 
 
 def map_arguments(directions: list[str], n_args: int) -> list[int | None] | None:

@@ -44,7 +44,7 @@ def verify(
     outputs = frozenset().union(*(RULES_OF[name].outputs(rules) for name in busy))
     if "graph" in busy:
         outputs |= rules.defined_in["verifier"]
-    derived = evaluate(rules, facts, engine, outputs, todo.firable)
+    derived = evaluate(rules, lowering.facts, engine, outputs, todo.firable)
     return [
         d for name, check in POSTCONDITIONS.items() if name in busy for d in check(program, lowering, derived)
     ]
