@@ -148,10 +148,10 @@ class _ChildFields(dict[type, tuple[str, ...] | None]):
     nothing: `wellformed`'s walk of every body popped four leaves per node it kept."""
 
     def __missing__(self, kind: type) -> tuple[str, ...] | None:
-        names = None
-        if is_dataclass(kind):
+        names = node_fields(kind)  # what equality compares: a node's span is no child
+        if names is not None:
             hints = get_type_hints(kind)
-            names = tuple(f.name for f in fields(kind) if f.compare and _holds_nodes(hints[f.name]))
+            names = tuple(name for name in names if _holds_nodes(hints[name]))
         self[kind] = names
         return names
 

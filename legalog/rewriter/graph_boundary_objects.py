@@ -216,7 +216,7 @@ def _extender() -> type:
     class Extend(walked_in_python(ir.IRMutator)):  # type: ignore[misc]
         def __init__(self, sites: tuple[CallSite, ...], graphs: _Graphs) -> None:
             super().__init__()
-            self.sites, self.graphs, self.originals = sites, graphs, graphs.originals
+            self.sites, self.graphs = sites, graphs
             self.next = 0
 
         def visit_seq_stmts(self, op: Any) -> Any:
@@ -245,7 +245,7 @@ def _extender() -> type:
             return super().visit_return_stmt(op)
 
         def visit_submit(self, op: Any) -> Any:
-            if isinstance(op.op, ir.GlobalVar) and op.op.name in self.originals:
+            if isinstance(op.op, ir.GlobalVar) and op.op.name in self.graphs.originals:
                 raise Unsupported("a launch of a planned Graph through pl.submit")
             return super().visit_submit(op)
 
@@ -261,7 +261,7 @@ def _extender() -> type:
             return (
                 isinstance(value, ir.Call)
                 and isinstance(value.op, ir.GlobalVar)
-                and value.op.name in self.originals
+                and value.op.name in self.graphs.originals
             )
 
         def extended(self, stmt: Any) -> list[Any]:
@@ -278,7 +278,7 @@ def _extender() -> type:
                     raise Unsupported(
                         f"call site {site.index} calls `{value.op.name}`, the plan `{site.callee}`"
                     )
-                graph = self.originals[site.callee]
+                graph = self.graphs.originals[site.callee]
                 return _extend_call(value, site, graph, self.graphs.read(site.callee), prelude, ir)
 
             if isinstance(stmt, ir.AssignStmt):
