@@ -26,12 +26,15 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from legalog.extractor.lower import FULL_BODY_KINDS
+from legalog.ir.fold import INT_DTYPES
 from legalog.ir.model import Function, Program
 from legalog.ir.printer import print_function
 
 # What makes a program work for LegalizeGraphBoundary besides a Graph function: the host-control
 # checks read orchestration-level `tensor.read` / `tensor.write` (rules/host_control.pyd).
 HOST_OPS = frozenset({"tensor.read", "tensor.write"})
+# The functions whose SPMD launches LegalizeSpmdLaunches decides (rules/spmd.pyd, `spmd_caller`).
+SPMD_CALLERS = frozenset({"Orchestration", "Opaque"})
 # The indentation of a method in a printed program: a reparsed function's columns are counted
 # as if it stood in its class.
 _METHOD_INDENT = "    "
@@ -48,7 +51,11 @@ def passes_with_work(program: Any, passes: Collection[str]) -> frozenset[str]:
     with no finding); one named may still turn out legal.
 
     "graph": a function of type Graph, or a `tensor.read` / `tensor.write` call (host control);
-    "spmd": a launch with a block count (`core_num`) or a `with pl.spmd(...)` scope."""
+    "spmd": a launch with a block count (`core_num`) or a `with pl.spmd(...)` scope that the
+    analysis would decide: one of an Orchestration or Opaque function (rules/spmd.pyd,
+    `spmd_caller`) whose count is no integer literal >= 1 (that one is proven as it is read, with
+    no finding), and any launch or scope whose count is neither a name nor an integer literal
+    (SP304 reads every count, wherever it is)."""
     from pypto.pypto_core import ir
 
     wanted = frozenset(passes)
@@ -61,9 +68,11 @@ def passes_with_work(program: Any, passes: Collection[str]) -> frozenset[str]:
     scan = _scanner()(wanted, found)
     with contextlib.suppress(_AllFound):
         for fn in functions:
+            kind = fn.func_type.name
+            scan.deciding = kind in SPMD_CALLERS
             # What legalog's lowering reads: the whole body of an orchestration-level function,
             # only the returns of a kernel (extractor/lower.py, FULL_BODY_KINDS).
-            if fn.func_type.name in FULL_BODY_KINDS:
+            if kind in FULL_BODY_KINDS:
                 scan.visit_function(fn)
                 continue
             body = fn.body
@@ -86,31 +95,59 @@ def _scanner() -> type:
             self.wanted, self.found = wanted, found
             self.graph = "graph" in wanted - found
             self.spmd = "spmd" in wanted - found
+            self.deciding = True  # the function scanned is an SPMD caller (set per function)
 
         def hit(self, name: str) -> None:
             self.found.add(name)
             if self.found >= self.wanted:
                 raise _AllFound
 
+        def count(self, core_num: Any) -> None:
+            """A launch's or scope's block count: work, unless the analysis would leave it as it is."""
+            if not _settled_count(core_num, self.deciding, ir):
+                self.hit("spmd")
+
         def visit_call(self, op: Any) -> None:
             callee = op.op
             if self.graph and callee.name in HOST_OPS:
                 self.hit("graph")
-            if self.spmd and isinstance(callee, ir.GlobalVar) and "core_num" in op.attrs:
-                self.hit("spmd")
+            if self.spmd and isinstance(callee, ir.GlobalVar) and "core_num" in (attrs := op.attrs):
+                self.count(attrs["core_num"])
             super().visit_call(op)
 
         def visit_submit(self, op: Any) -> None:
             if self.spmd and op.core_num is not None:
-                self.hit("spmd")
+                self.count(op.core_num)
             super().visit_submit(op)
 
         def visit_spmd_scope_stmt(self, op: Any) -> None:
             if self.spmd:
-                self.hit("spmd")
+                self.count(op.core_num)
             super().visit_spmd_scope_stmt(op)
 
     return Scan
+
+
+def _settled_count(core_num: Any, deciding: bool, ir: Any) -> bool:
+    """Whether LegalizeSpmdLaunches leaves a block count as it is, with no finding: an integer
+    literal >= 1 is proven positive as it is read (`spmd_literal_count`); in a function whose
+    launches are not its to decide (a Graph's are LegalizeGraphBoundary's, GB121), any name or
+    integer literal, which SP304 (a count with a non-integer constant) cannot fire on."""
+    if isinstance(core_num, bool):
+        return False
+    if isinstance(core_num, int):  # a call's `attrs={"core_num": 4}`
+        return core_num >= 1 or not deciding
+    if type(core_num) is ir.ConstInt and core_num.dtype.code() in _int_codes():
+        return int(core_num.value) >= 1 or not deciding
+    return not deciding and type(core_num) is ir.Var
+
+
+@functools.cache
+def _int_codes() -> frozenset[int]:
+    """The DataType codes of the integer types legalog reads as integers (`ir.fold.INT_DTYPES`)."""
+    from pypto.pypto_core import DataType
+
+    return frozenset(getattr(DataType, name).code() for name in INT_DTYPES if hasattr(DataType, name))
 
 
 def kernel_names(program: Any) -> frozenset[str]:

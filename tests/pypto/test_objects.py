@@ -11,6 +11,7 @@ placed where the dump itself has them (the spans PyPTO keeps on the nodes).
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -65,8 +66,10 @@ def test_the_pass_on_objects_is_legalog_on_their_printing(
     text = pypto.ir.python_print(program, format=False)
     analysis = legalog.analyze(text, path=f"<{pass_name} input>", passes=(pass_name,))
     if not passes_with_work(program, (pass_name,)):
+        # nothing to decide: legal as it is, with no finding; a launch the analysis still lists
+        # is one proven as it is read (a literal count), or one in a Graph (LegalizeGraphBoundary's)
         assert analysis.status == "legal" and not analysis.diagnostics, analysis.diagnostics
-        assert analysis.graphs == () and analysis.launches == ()
+        assert analysis.graphs == () and all(d.outcome == "proven" for d in analysis.launches)
     # Only the changed functions are parsed: the whole program's parse is not reached.
     monkeypatch.setattr(lp, "_reparse", _no_whole_program_parse)
     with hbg():
@@ -137,6 +140,32 @@ def test_a_pass_with_nothing_to_decide_returns_its_input_unprinted(
     with hbg():
         out = lp.legalize_spmd_launches(stage=stages)(program)
     assert out is program and stages.names == ["scan"]
+
+
+def test_an_spmd_launch_proven_as_it_is_read_is_nothing_to_decide(
+    pypto: SimpleNamespace, hbg: Callable[..., Any]
+) -> None:
+    """LegalizeSpmdLaunches decides only the launches of Orchestration and Opaque functions whose
+    count is no literal >= 1: a08 launches only from its Graph (LegalizeGraphBoundary's), with
+    literal counts; a09's orchestration counts are scalars, one of them `i + 1`."""
+    graph_launches = pypto.pl.parse((GRAPH / "a08_graph_spmd_chain.spmd_input.py").read_text())
+    stages = Stages()
+    with hbg():
+        assert lp.legalize_spmd_launches(stage=stages)(graph_launches) is graph_launches
+    assert stages.names == ["scan"]
+    counted = (GRAPH / "a09_orch_spmd_counts.spmd_input.py").read_text()
+    assert passes_with_work(pypto.pl.parse(counted), ("spmd",)) == {"spmd"}
+    literal = re.sub(r"core_num=[^)]*\)", "core_num=4)", counted)
+    assert literal.count("core_num=4)") == 3
+    assert passes_with_work(pypto.pl.parse(literal), ("spmd",)) == frozenset()
+    one_left = literal.replace("core_num=4)", "core_num=n__ssa_v0)", 1)
+    assert passes_with_work(pypto.pl.parse(one_left), ("spmd",)) == {"spmd"}
+    # what the scan left out, the analysis of the printing finds proven, with no finding
+    for program in (graph_launches, pypto.pl.parse(literal)):
+        text = pypto.ir.python_print(program, format=False)
+        analysis = legalog.analyze(text, passes=("spmd",))
+        assert analysis.status == "legal" and not analysis.diagnostics
+        assert all(d.outcome == "proven" for d in analysis.launches)
 
 
 def context(pypto: SimpleNamespace, level: Any, *instruments: Any) -> Any:
