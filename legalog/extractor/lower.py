@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from legalog.collector import bulk_allocation
 from legalog.facts.ids import var_id
 from legalog.facts.limits import LIMITS
-from legalog.facts.store import FactStore
+from legalog.facts.store import FactStore, Row
 from legalog.ir.fold import fold_constant, int_literal
 from legalog.ir.model import (
     ArrayType,
@@ -88,9 +89,24 @@ def _lower(program: Program, runtime: str) -> Lowering:
     # the rows checked together when the batch ends, each relation's for every function at
     # once, not one call at a time
     with lowering.facts.batch() as add:
+        rows = _Rows._make(map(lowering.facts.appender, _Rows._fields))
         for function in program.functions:
-            _FunctionLowering(program, function, lowering, add).run()
+            _FunctionLowering(program, function, lowering, add, rows).run()
     return lowering
+
+
+class _Rows(NamedTuple):
+    """The relations nearly every node adds to, appended to without `add`'s call a row."""
+
+    in_stmt: Callable[[Row], None]
+    expr: Callable[[Row], None]
+    ref: Callable[[Row], None]
+    operand: Callable[[Row], None]
+    const_int: Callable[[Row], None]
+    stmt: Callable[[Row], None]
+    in_list: Callable[[Row], None]
+    var_class: Callable[[Row], None]
+    var_dtype: Callable[[Row], None]
 
 
 def type_class(t: Type) -> str:
@@ -147,9 +163,14 @@ def trip_count(start: int, stop: int, step: int) -> int | None:
 
 class _FunctionLowering:
     def __init__(
-        self, program: Program, function: Function, lowering: Lowering, add: Callable[..., None]
+        self,
+        program: Program,
+        function: Function,
+        lowering: Lowering,
+        add: Callable[..., None],
+        rows: _Rows,
     ) -> None:
-        """`add` is the open batch's of `lowering.facts`."""
+        """`add` and `rows` are the open batch's of `lowering.facts`."""
         self.program = program
         self.fn = function
         self.pl = program.prefix
@@ -160,20 +181,8 @@ class _FunctionLowering:
         self.list_counter: dict[str, int] = {}
         self.vids = _VarIds(function.name)
         self.add = add
-        # the relations nearly every node adds to, appended to without `add`'s call a row
-        append = lowering.facts.appender
-        self.in_stmt, self.expr_row, self.ref, self.operand = (
-            append("in_stmt"),
-            append("expr"),
-            append("ref"),
-            append("operand"),
-        )
-        self.stmt_row, self.in_list, self.var_class, self.var_dtype = (
-            append("stmt"),
-            append("in_list"),
-            append("var_class"),
-            append("var_dtype"),
-        )
+        self.in_stmt, self.expr_row, self.ref, self.operand, self.const_int = rows[:5]
+        self.stmt_row, self.in_list, self.var_class, self.var_dtype = rows[5:]
         self.exprs, self.stmts = lowering.exprs, lowering.stmts
         self.e_prefix, self.s_prefix = f"{function.name}/e", f"{function.name}/s"
 
@@ -381,20 +390,23 @@ class _FunctionLowering:
         self.exprs[eid] = e
         add, row = self.add, self.expr_row
         self.in_stmt((eid, sid))
+        # the commonest kinds first, by exact class (the model's classes are final)
+        if type(e) is Name:
+            self.used.add(e.id)
+            row((eid, "ref", ""))
+            self.ref((eid, self.vids[e.id]))
+            return eid
+        if type(e) is Const:
+            row((eid, "const", e.dtype or ""))
+            if (n := int_literal(e)) is not None:
+                self.const_int((eid, n))
+            elif isinstance(e.value, bool):
+                add("const_bool", eid)
+            return eid
+        if type(e) is Call:
+            self._call(e, eid, sid, in_predicate)
+            return eid
         match e:
-            case Name(id=name):
-                self.used.add(name)
-                row((eid, "ref", ""))
-                self.ref((eid, self.vids[name]))
-            case Const(value=value, dtype=dtype):
-                row((eid, "const", dtype or ""))
-                if (n := int_literal(e)) is not None:
-                    add("const_int", eid, n)
-                elif isinstance(value, bool):
-                    add("const_bool", eid)
-            # the commonest kinds first: a `match` tries its cases in turn
-            case Call():
-                self._call(e, eid, sid, in_predicate)
             case BinOp(op=op, left=left, right=right):
                 row((eid, "arith", op))
                 self._operands(eid, (left, right), sid, in_predicate)
