@@ -109,23 +109,18 @@ class _Rows(NamedTuple):
     var_dtype: Callable[[Row], None]
 
 
+# by exact class (the model's classes are final): every parameter and binding is declared
+_TYPE_CLASSES = {ScalarType: "scalar", ArrayType: "array", TupleType: "tuple"}
+
+
 def type_class(t: Type) -> str:
-    match t:
-        case ScalarType():
-            return "scalar"
-        case TensorType(kind="Tensor"):
-            return "tensor"
-        case TensorType():
-            return "tile"
-        case ArrayType():
-            return "array"
-        case TupleType():
-            return "tuple"
-    return "other"
+    if type(t) is TensorType:
+        return "tensor" if t.kind == "Tensor" else "tile"
+    return _TYPE_CLASSES.get(type(t), "other")
 
 
 def type_dtype(t: Type) -> str | None:
-    return t.dtype if isinstance(t, (ScalarType, ArrayType, TensorType)) else None
+    return t.dtype if type(t) is TensorType or type(t) is ScalarType or type(t) is ArrayType else None
 
 
 def type_names(t: Type) -> set[str]:
