@@ -176,8 +176,9 @@ class _FunctionLowering:
         self.list_counter: dict[str, int] = {}
         self.vids = _VarIds(function.name)
         self.add = add
-        self.in_stmt, self.expr_row, self.ref, self.operand, self.const_int = rows[:5]
-        self.stmt_row, self.in_list, self.var_class, self.var_dtype = rows[5:]
+        self.in_stmt, self.expr_row, self.ref, self.operand = rows.in_stmt, rows.expr, rows.ref, rows.operand
+        self.const_int, self.stmt_row, self.in_list = rows.const_int, rows.stmt, rows.in_list
+        self.var_class, self.var_dtype = rows.var_class, rows.var_dtype
         self.exprs, self.stmts = lowering.exprs, lowering.stmts
         self.e_prefix, self.s_prefix = f"{function.name}/e", f"{function.name}/s"
 
