@@ -21,9 +21,10 @@ Any error here stops the analysis before the rules run (`pipeline.analyze`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from legalog.analyzer.diagnostics import Diagnostic, diagnostic
 from legalog.digraph import strongly_connected_components
@@ -117,34 +118,54 @@ def _read(fn: Function) -> _Read:
     stmts: list[Stmt] = []
     calls: list[Call] = []
     numbers: list[Const | BinOp | UnaryOp] = []
+    # each kind's list by its exact class (the model's classes are final): one lookup a node
+    kept: dict[type, list[Any]] = {Call: calls, Const: numbers, BinOp: numbers, UnaryOp: numbers}
+    kept.update(dict.fromkeys(_STMT_KINDS, stmts))
+    into = kept.get
     # a statement's own expressions come before its nested bodies in its fields, so the
     # statements among the nodes are in `walk_stmts`' order
     for node in _nodes(fn.body):
-        if type(node) is Call:
-            calls.append(node)
-        elif type(node) is Const or type(node) is BinOp or type(node) is UnaryOp:
-            numbers.append(node)
-        elif isinstance(node, _STMT_KINDS):
-            stmts.append(node)
+        if (bucket := into(type(node))) is not None:
+            bucket.append(node)
     return _Read(fn, stmts, calls, numbers, is_python_body(fn))
 
 
 # ------------------------------------------------------------------------------ call sites
 
 
+class _Children(dict[type, tuple[Callable[[object], Any] | None, bool] | None]):
+    """Per class, its children as one getter (`CHILD_FIELDS`, last first, the order a walk's
+    stack pushes them) and whether it gives several (a tuple); None for a class that is no IR
+    node.  One C call a node instead of a `getattr` a field in the walk's loop."""
+
+    def __missing__(self, kind: type) -> tuple[Callable[[object], Any] | None, bool] | None:
+        names = CHILD_FIELDS[kind]
+        entry = None if names is None else (attrgetter(*names[::-1]) if names else None, len(names) > 1)
+        self[kind] = entry
+        return entry
+
+
+_CHILDREN = _Children()
+
+
 def _nodes(node: object) -> list[object]:
     """Every IR node under `node` (expressions, types, statements), pre-order."""
     found: list[object] = []
-    stack = [node]
-    keep, push, pop = found.append, stack.append, stack.pop
+    stack: list[Any] = [node]
+    keep, push, pop, children = found.append, stack.append, stack.pop, _CHILDREN
     while stack:
         item = pop()
         if type(item) is tuple:
-            stack.extend(item[::-1])
-        elif (names := CHILD_FIELDS[type(item)]) is not None:
+            stack += item[::-1]
+        elif (entry := children[type(item)]) is not None:
             keep(item)
-            for name in names[::-1]:
-                push(getattr(item, name))
+            get, several = entry
+            if get is None:
+                continue
+            if several:
+                stack += get(item)
+            else:
+                push(get(item))
     return found
 
 
@@ -495,18 +516,28 @@ def _reads(stmt: Stmt) -> list[Name]:
             roots = values
         case _:
             roots = ()
+    # walked first to last, as `_nodes` walks, and turned round: names are leaves, so this is
+    # the order a walk popping last children first finds them in
     found: list[Name] = []
-    stack = list(roots)
+    stack: list[Any] = [roots]  # nodes, tuples of them, None
+    keep, push, pop, children = found.append, stack.append, stack.pop, _CHILDREN
     while stack:
-        node = stack.pop()
-        if type(node) is Name:
-            found.append(node)
-        elif type(node) is tuple:
-            stack.extend(node)
-        elif type(node) is Call and group_call(node) is not None:
-            stack.extend((node.args[1:], node.kwargs))  # the group an older dump names is no variable
-        elif (kind := type(node)) not in _TYPES and (names := CHILD_FIELDS[kind]):
-            stack.extend([getattr(node, n) for n in names])
+        node = pop()
+        if (kind := type(node)) is Name:
+            keep(node)
+        elif kind is tuple:
+            stack += node[::-1]
+        elif kind is Call and group_call(node) is not None:
+            push((node.args[1:], node.kwargs))  # the group an older dump names is no variable
+        elif kind not in _TYPES and (entry := children[kind]) is not None:
+            get, several = entry
+            if get is None:
+                continue
+            if several:
+                stack += get(node)
+            else:
+                push(get(node))
+    found.reverse()
     return found
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from legalog.collector import bulk_allocation
 from legalog.facts.ids import var_id
 from legalog.facts.limits import LIMITS
-from legalog.facts.store import FactStore
+from legalog.facts.store import FactStore, Row
 from legalog.ir.fold import fold_constant, int_literal
 from legalog.ir.model import (
     ArrayType,
@@ -85,29 +86,41 @@ def _lower(program: Program, runtime: str) -> Lowering:
     lowering.facts.add("target_runtime", runtime)
     for name, value in LIMITS.items():
         lowering.facts.add("runtime_limit", name, value)
-    with lowering.facts.batch():  # one check of each relation's rows, every function's together
+    # the rows checked together when the batch ends, each relation's for every function at
+    # once, not one call at a time
+    with lowering.facts.batch() as add:
+        rows = _Rows._make(map(lowering.facts.appender, _Rows._fields))
         for function in program.functions:
-            _FunctionLowering(program, function, lowering, lowering.facts).run()
+            _FunctionLowering(program, function, lowering, add, rows).run()
     return lowering
 
 
+class _Rows(NamedTuple):
+    """The relations nearly every node adds to, appended to without `add`'s call a row."""
+
+    in_stmt: Callable[[Row], None]
+    expr: Callable[[Row], None]
+    ref: Callable[[Row], None]
+    operand: Callable[[Row], None]
+    const_int: Callable[[Row], None]
+    stmt: Callable[[Row], None]
+    in_list: Callable[[Row], None]
+    var_class: Callable[[Row], None]
+    var_dtype: Callable[[Row], None]
+
+
+# by exact class (the model's classes are final): every parameter and binding is declared
+_TYPE_CLASSES = {ScalarType: "scalar", ArrayType: "array", TupleType: "tuple"}
+
+
 def type_class(t: Type) -> str:
-    match t:
-        case ScalarType():
-            return "scalar"
-        case TensorType(kind="Tensor"):
-            return "tensor"
-        case TensorType():
-            return "tile"
-        case ArrayType():
-            return "array"
-        case TupleType():
-            return "tuple"
-    return "other"
+    if type(t) is TensorType:
+        return "tensor" if t.kind == "Tensor" else "tile"
+    return _TYPE_CLASSES.get(type(t), "other")
 
 
 def type_dtype(t: Type) -> str | None:
-    return t.dtype if isinstance(t, (ScalarType, ArrayType, TensorType)) else None
+    return t.dtype if type(t) is TensorType or type(t) is ScalarType or type(t) is ArrayType else None
 
 
 def type_names(t: Type) -> set[str]:
@@ -144,11 +157,17 @@ def trip_count(start: int, stop: int, step: int) -> int | None:
 
 
 class _FunctionLowering:
-    def __init__(self, program: Program, function: Function, lowering: Lowering, facts: FactStore) -> None:
+    def __init__(
+        self,
+        program: Program,
+        function: Function,
+        lowering: Lowering,
+        add: Callable[..., None],
+        rows: _Rows,
+    ) -> None:
+        """`add` and `rows` are the open batch's of `lowering.facts`."""
         self.program = program
         self.fn = function
-        self.out = lowering
-        self.facts = facts
         self.pl = program.prefix
         self.n_expr = 0
         self.n_stmt = 0
@@ -156,22 +175,18 @@ class _FunctionLowering:
         self.used: set[str] = set()
         self.list_counter: dict[str, int] = {}
         self.vids = _VarIds(function.name)
-        self.add: Callable[..., None] = facts.add
-
-    def v(self, name: str) -> str:
-        return self.vids[name]
+        self.add = add
+        self.in_stmt, self.expr_row, self.ref, self.operand = rows.in_stmt, rows.expr, rows.ref, rows.operand
+        self.const_int, self.stmt_row, self.in_list = rows.const_int, rows.stmt, rows.in_list
+        self.var_class, self.var_dtype = rows.var_class, rows.var_dtype
+        self.exprs, self.stmts = lowering.exprs, lowering.stmts
+        self.e_prefix, self.s_prefix = f"{function.name}/e", f"{function.name}/s"
 
     def run(self) -> None:
-        # the rows checked together when the batch ends (the program's, when `lower` opened
-        # one), not one call at a time
-        with self.facts.batch() as self.add:
-            self._run()
-
-    def _run(self) -> None:
         fn, add = self.fn, self.add
         add("function", fn.name, fn.type)
         for pos, p in enumerate(fn.params):
-            vid = self.v(p.name)
+            vid = self.vids[p.name]
             self.bound.add(p.name)
             add("param", fn.name, pos, vid)
             add("param_dir", vid, p.direction)
@@ -181,17 +196,17 @@ class _FunctionLowering:
             add("function_body", body, fn.name)
             self.block(fn.body, None, body)
             for name in sorted(self.used - self.bound):
-                add("free_var", self.v(name))
+                add("free_var", self.vids[name])
                 if name in self.program.dynamic_dims:
-                    add("dynamic_dim", self.v(name))
+                    add("dynamic_dim", self.vids[name])
         else:
             for stmt in _returns(fn.body):
                 self.stmt(stmt, None, f"{fn.name}/body")
 
     def _declare(self, vid: str, t: Type) -> None:
-        self.add("var_class", vid, type_class(t))
+        self.var_class((vid, type_class(t)))
         if (dtype := type_dtype(t)) is not None:
-            self.add("var_dtype", vid, dtype)
+            self.var_dtype((vid, dtype))
 
     # ------------------------------------------------------------------------- statements
 
@@ -202,17 +217,16 @@ class _FunctionLowering:
             self.stmt(stmt, parent, list_id)
 
     def stmt(self, stmt: Stmt, parent: str | None, list_id: str) -> str:
-        sid = f"{self.fn.name}/s{self.n_stmt}"
+        sid = f"{self.s_prefix}{self.n_stmt}"
         self.n_stmt += 1
-        self.out.stmts[sid] = stmt
+        self.stmts[sid] = stmt
         add = self.add
-        kind = type(stmt).__name__.lower()
-        add("stmt", sid, self.fn.name, {"exprstmt": "expr"}.get(kind, kind))
+        self.stmt_row((sid, self.fn.name, _STMT_KINDS[type(stmt)]))
         if parent is not None:
             add("stmt_parent", sid, parent)
         position = self.list_counter.get(list_id, 0)
         self.list_counter[list_id] = position + 1
-        add("in_list", sid, list_id, position)
+        self.in_list((sid, list_id, position))
         match stmt:
             case Assign():
                 self._assign(stmt, sid)
@@ -239,9 +253,9 @@ class _FunctionLowering:
                 add("stmt_expr", sid, self.expr(context, sid))
                 if as_name is not None:
                     self.bound.add(as_name)
-                    add("scope_as", sid, self.v(as_name))
-                    add("var_class", self.v(as_name), "scalar")
-                    add("var_dtype", self.v(as_name), "TASK_ID")
+                    add("scope_as", sid, self.vids[as_name])
+                    add("var_class", self.vids[as_name], "scalar")
+                    add("var_dtype", self.vids[as_name], "TASK_ID")
                 self.block(body, sid, f"{sid}/body")
             case Return(values=values):
                 for pos, value in enumerate(values):
@@ -257,28 +271,28 @@ class _FunctionLowering:
         if stmt.type is not None:
             for name in sorted(type_names(stmt.type)):
                 self.used.add(name)
-                add("type_use", sid, self.v(name))
+                add("type_use", sid, self.vids[name])
         for name in stmt.targets:
             self.bound.add(name)
         if stmt.type is None:
             add("unannotated", sid)
             for name, t in zip(stmt.targets, self._launch_types(value, len(stmt.targets))):
-                self._declare(self.v(name), t)
+                self._declare(self.vids[name], t)
         if yields or len(stmt.targets) != 1:
             # no `assign` row says what these bind: a yield binds its targets to the values it
             # hands on (`carried`), a tuple target the elements of its value
             for pos, name in enumerate(stmt.targets):
-                add("target", sid, pos, self.v(name))
+                add("target", sid, pos, self.vids[name])
         if yields:
             assert isinstance(value, Call)
             for name, arg in zip(stmt.targets, value.args):
-                add("carried", self.v(name), self.expr(arg, sid))
+                add("carried", self.vids[name], self.expr(arg, sid))
             if stmt.type is not None and len(stmt.targets) == 1:
-                self._declare(self.v(stmt.targets[0]), stmt.type)
+                self._declare(self.vids[stmt.targets[0]], stmt.type)
             return
         root = self.expr(value, sid)
         if len(stmt.targets) == 1:
-            vid = self.v(stmt.targets[0])
+            vid = self.vids[stmt.targets[0]]
             add("assign", sid, vid, root)
             if stmt.targets[0].startswith("gm_pipe_buffer_"):
                 add("gm_pipe_var", vid)
@@ -311,18 +325,18 @@ class _FunctionLowering:
         whole = False  # the whole header lowered as one expression
         for pos, name in enumerate(stmt.iter_args):
             self.bound.add(name)
-            add("target", sid, pos, self.v(name))
+            add("target", sid, pos, self.vids[name])
         if isinstance(iterable, Call):
             init = iterable.kwarg("init_values")
             # printed as a tuple (IR_FORMAT.md); a list spells the same initial values
             inits = init.elts if isinstance(init, (TupleExpr, ListExpr)) else ()
             for name, init_expr in zip(stmt.iter_args, inits):
-                add("carried", self.v(name), self.expr(init_expr, sid))
+                add("carried", self.vids[name], self.expr(init_expr, sid))
         if kind == "while_" or stmt.index is None:
             add("while_loop", sid)
         else:
             self.bound.add(stmt.index)
-            iv = self.v(stmt.index)
+            iv = self.vids[stmt.index]
             add("loop", sid, iv)
             add("var_class", iv, "scalar")
             add("var_dtype", iv, "INDEX")
@@ -351,8 +365,8 @@ class _FunctionLowering:
             for name, yielded in zip(stmt.iter_args, last.value.args):
                 if isinstance(yielded, Name):
                     back = self.expr(yielded, sid)
-                    add("carried", self.v(name), back)
-                    add("carried_back", self.v(name), back)
+                    add("carried", self.vids[name], back)
+                    add("carried_back", self.vids[name], back)
 
     def _header_uses(self, iterable: Expr, sid: str) -> None:
         """What a loop header reads beyond its bounds and initial values (`attrs=...`, the `xs` of
@@ -367,42 +381,45 @@ class _FunctionLowering:
     # ------------------------------------------------------------------------- expressions
 
     def expr(self, e: Expr, sid: str, in_predicate: bool = False) -> str:
-        eid = f"{self.fn.name}/e{self.n_expr}"
+        eid = f"{self.e_prefix}{self.n_expr}"
         self.n_expr += 1
-        self.out.exprs[eid] = e
-        add = self.add
-        add("in_stmt", eid, sid)
+        self.exprs[eid] = e
+        add, row = self.add, self.expr_row
+        self.in_stmt((eid, sid))
+        # the commonest kinds first, by exact class (the model's classes are final)
+        if type(e) is Name:
+            self.used.add(e.id)
+            row((eid, "ref", ""))
+            self.ref((eid, self.vids[e.id]))
+            return eid
+        if type(e) is Const:
+            row((eid, "const", e.dtype or ""))
+            if (n := int_literal(e)) is not None:
+                self.const_int((eid, n))
+            elif isinstance(e.value, bool):
+                add("const_bool", eid)
+            return eid
+        if type(e) is Call:
+            self._call(e, eid, sid, in_predicate)
+            return eid
         match e:
-            case Name(id=name):
-                self.used.add(name)
-                add("expr", eid, "ref", "")
-                add("ref", eid, self.v(name))
-            case Const(value=value, dtype=dtype):
-                add("expr", eid, "const", dtype or "")
-                if (n := int_literal(e)) is not None:
-                    add("const_int", eid, n)
-                elif isinstance(value, bool):
-                    add("const_bool", eid)
-            # the commonest kinds first: a `match` tries its cases in turn
-            case Call():
-                self._call(e, eid, sid, in_predicate)
             case BinOp(op=op, left=left, right=right):
-                add("expr", eid, "arith", op)
+                row((eid, "arith", op))
                 self._operands(eid, (left, right), sid, in_predicate)
             case UnaryOp(op=op, operand=operand):
-                add("expr", eid, "logic" if op == "not" else "arith", "neg" if op == "-" else op)
+                row((eid, "logic" if op == "not" else "arith", "neg" if op == "-" else op))
                 self._operands(eid, (operand,), sid, in_predicate)
             case Compare(op=op, left=left, right=right):
-                add("expr", eid, "cmp", op)
+                row((eid, "cmp", op))
                 self._operands(eid, (left, right), sid, in_predicate)
             case BoolOp(op=op, values=values):
-                add("expr", eid, "logic", op)
+                row((eid, "logic", op))
                 self._operands(eid, values, sid, in_predicate)
             case ListExpr(elts=elts) | TupleExpr(elts=elts):
-                add("expr", eid, "list" if isinstance(e, ListExpr) else "tuple", "")
+                row((eid, "list" if isinstance(e, ListExpr) else "tuple", ""))
                 self._operands(eid, elts, sid, in_predicate)
             case DictExpr(keys=keys, values=values):
-                add("expr", eid, "dict", "")
+                row((eid, "dict", ""))
                 for key, value in zip(keys, values):
                     if (
                         isinstance(key, Const)
@@ -412,39 +429,40 @@ class _FunctionLowering:
                         add("kwarg", eid, key.value, self.expr(value, sid, in_predicate))
             case Subscript(value=value, index=index):
                 is_proj = isinstance(value, Name) and int_literal(index) is not None
-                add("expr", eid, "proj" if is_proj else "other", "")
+                row((eid, "proj" if is_proj else "other", ""))
                 self._operands(eid, (value, index), sid, in_predicate)
             case Dotted(path=path):
-                add("expr", eid, "dotted", path)
+                row((eid, "dotted", path))
             case Opaque(names=names):
-                add("expr", eid, "other", "")
+                row((eid, "other", ""))
                 for name in names:
                     self.used.add(name)
-                    add("mentions", eid, self.v(name))
+                    add("mentions", eid, self.vids[name])
         return eid
 
     def _operands(self, eid: str, operands: tuple[Expr, ...], sid: str, in_predicate: bool) -> list[str]:
         ids = [self.expr(o, sid, in_predicate) for o in operands]
+        operand = self.operand
         for i, child in enumerate(ids):
-            self.add("operand", eid, i, child)
+            operand((eid, i, child))
         return ids
 
     def _call(self, call: Call, eid: str, sid: str, in_predicate: bool) -> None:
-        add = self.add
+        add, row = self.add, self.expr_row
         func = call.func
         op = dsl_op(func, self.pl) or func
         args = call.args
         target = call_target(call, self.pl) or group_call(call)
         callee = target.callee if target is not None else None
         if target is not None:
-            add("expr", eid, "call", target.callee)
+            row((eid, "call", target.callee))
             add("launch", eid, target.callee, target.form)
             for i, arg_id in enumerate(self._operands(eid, target.arguments(call), sid, in_predicate)):
                 add("launch_arg", eid, i, arg_id)
         else:
             builtin = scalar_builtin(func, self.pl)
             # the fact names the builtin as the DSL does (`min`, whichever spelling was read)
-            add("expr", eid, "arith" if builtin is not None else "op", builtin or op)
+            row((eid, "arith" if builtin is not None else "op", builtin or op))
             self._operands(eid, args, sid, in_predicate)
             if (
                 op in ("tensor.read", "tensor.write")
@@ -452,7 +470,7 @@ class _FunctionLowering:
                 and args
                 and isinstance(args[0], Name)
             ):
-                add("host_access", eid, self.v(args[0].id), op.split(".")[1])
+                add("host_access", eid, self.vids[args[0].id], op.split(".")[1])
         for kw in call.kwargs:
             if kw.name == "attrs" and isinstance(kw.value, DictExpr) and callee is not None:
                 self._attrs(eid, kw.value)
@@ -470,6 +488,12 @@ class _FunctionLowering:
                 if isinstance(d, Dotted):
                     self.add("launch_dir", eid, i, d.path.rsplit(".", 1)[-1])
 
+
+# each statement class's kind in the `stmt` relation
+_STMT_KINDS = {
+    kind: "expr" if kind is ExprStmt else kind.__name__.lower()
+    for kind in (Assign, ExprStmt, For, While, If, With, Return, Jump)
+}
 
 # expressions that name no variable
 _LEAVES = frozenset((Const, Dotted))

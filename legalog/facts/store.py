@@ -37,9 +37,9 @@ def _refuse(relation: str, row: tuple[object, ...]) -> NoReturn:
 def _check_all(relation: str, rows: list[Row]) -> None:
     """`add`'s check over many rows of one relation, without a call per row: every value's
     class at once where the columns all take one class (most relations: ids), else column by
-    column."""
+    column.  No rows pass (a batch's appender may have added none)."""
     want = _COLUMN_TYPES[relation]
-    if set(map(len, rows)) == {len(want)}:
+    if set(map(len, rows)) <= {len(want)}:
         if len(kinds := set(want)) <= 1:
             if set(map(type, chain.from_iterable(rows))) <= kinds:
                 return
@@ -55,6 +55,7 @@ class FactStore:
     def __init__(self) -> None:
         self._rows: dict[str, list[Row]] = {name: [] for name in RELATIONS}
         self._open: Callable[..., None] | None = None  # the open batch's `add`
+        self._pending: defaultdict[str, list[Row]] | None = None  # the open batch's rows
 
     def add(self, relation: str, *row: str | int) -> None:
         # `type(v) is int` refuses a bool (and an int or str subclass), as the reference engine must
@@ -77,7 +78,7 @@ class FactStore:
         def add(relation: str, *row: str | int) -> None:
             pending[relation].append(row)
 
-        self._open = add
+        self._open, self._pending = add, pending
         try:
             yield add
             for relation, rows in pending.items():
@@ -85,7 +86,17 @@ class FactStore:
             for relation, rows in pending.items():
                 self._rows[relation].extend(rows)
         finally:
-            self._open = None
+            self._open = self._pending = None
+
+    def appender(self, relation: str) -> Callable[[Row], None]:
+        """Inside a batch, `append(row)` for one relation: the batch's `add` without a call of
+        its own a row, for a caller adding thousands (the lowering).  Its rows are the batch's,
+        checked with the rest when it ends."""
+        if self._pending is None:
+            raise RuntimeError("FactStore.appender outside a batch")
+        if relation not in _COLUMN_TYPES:
+            raise KeyError(relation)
+        return self._pending[relation].append
 
     def extend(self, other: FactStore) -> None:
         """Add another store's rows (already checked when they went in)."""

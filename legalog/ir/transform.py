@@ -17,6 +17,7 @@ from legalog.ir.model import (
     BoolOp,
     Call,
     Compare,
+    Const,
     DictExpr,
     Expr,
     Jump,
@@ -267,7 +268,7 @@ def names_in(exprs: Iterable[Expr]) -> set[str]:
             found.add(node.id)
         elif type(node) is Opaque:
             found.update(node.names)
-        else:
+        elif type(node) is not Const:  # the commonest leaf (shapes), past `_operands`' tests
             stack += _operands(node)
     return found
 

@@ -70,3 +70,40 @@ def test_a_batch_inside_a_batch_joins_it() -> None:
             inner("loop_trip", "f/s2", 2)
         assert store.rows("loop_trip") == []
     assert store.rows("loop_trip") == [("f/s1", 1), ("f/s2", 2)]
+
+
+@pytest.mark.parametrize(
+    ("row", "error", "message"),
+    [
+        (("f/s3", True), TypeError, r"loop_trip\(.*\): column N got True"),
+        (("f/s3", 4, 5), ValueError, r"loop_trip\(.*\): got 3 columns"),
+    ],
+)
+def test_rows_appended_in_a_batch_are_checked_with_its_own(
+    row: tuple, error: type[Exception], message: str
+) -> None:
+    store = FactStore()
+    with pytest.raises(error, match=message), store.batch() as add:
+        append = store.appender("loop_trip")
+        add("loop_trip", "f/s1", 1)
+        append(row)
+    assert store.rows("loop_trip") == []
+
+
+def test_an_appender_keeps_the_order_of_the_batch_and_may_append_nothing() -> None:
+    store = FactStore()
+    with store.batch() as add:
+        store.appender("loop")  # no rows: nothing to refuse
+        append = store.appender("loop_trip")
+        add("loop_trip", "f/s1", 1)
+        append(("f/s2", 2))
+    assert store.rows("loop_trip") == [("f/s1", 1), ("f/s2", 2)]
+    assert store.rows("loop") == []
+
+
+def test_an_appender_needs_a_batch_and_a_declared_relation() -> None:
+    store = FactStore()
+    with pytest.raises(RuntimeError):
+        store.appender("loop_trip")
+    with pytest.raises(KeyError), store.batch():
+        store.appender("no_such_relation")
