@@ -212,9 +212,18 @@ class _Writer:
             is_delta = delta is not None and lit is rule.body[delta]
             self.literal(lit, bound, later, is_delta)
         self.head()
+        # a positive atom over an empty relation matches nothing: such a rule returns before it
+        # builds an index (a program without a Graph leaves most derived relations empty)
+        needs = [
+            self.relation(lit.atom.relation, False)
+            for i, lit in enumerate(rule.body)
+            if isinstance(lit, Literal) and not lit.negated and i != delta
+        ]
         args = "R, ix, out, D" if delta is not None else "R, ix, out"
-        prelude = [f"    {local} = {value}" for local, value in self.prelude.items()]
-        return "\n".join([f"def {name}({args}):", *prelude, *self.lines]) + "\n"
+        relations = [f"    {k} = {v}" for k, v in self.prelude.items() if not k.startswith("i")]
+        guard = [f"    if not ({' and '.join(dict.fromkeys(needs))}):", "        return"] if needs else []
+        indexes = [f"    {k} = {v}" for k, v in self.prelude.items() if k.startswith("i")]
+        return "\n".join([f"def {name}({args}):", *relations, *guard, *indexes, *self.lines]) + "\n"
 
     def literal(self, lit: Literal | Comparison, bound: set[str], later: set[str], delta: bool) -> None:
         if isinstance(lit, Comparison):
