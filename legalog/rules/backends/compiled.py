@@ -445,7 +445,8 @@ def source(rules: RuleProgram) -> str:
     lines.append("# index -> (its relation, the type of an empty one, the function adding rows to it)")
     lines.append("INDEXES = {")
     lines += [
-        f"    {n}: ({key[0]!r}, {'dict' if key[2] else 'set'}, x{n}),  # {key!r}" for key, n in indexes.items()
+        f"    {n}: ({key[0]!r}, {'dict' if key[2] else 'set'}, x{n}),  # {key!r}"
+        for key, n in indexes.items()
     ]
     lines.append("}")
     lines.append("# the relations a rule tests a row's membership of (the others are only iterated)")
@@ -677,7 +678,8 @@ def _given(rules: RuleProgram, facts: Facts) -> Mapping[str, Collection[Row]]:
         return validate_facts(rules, facts)
     tested = load(rules).tested
     return {
-        name: frozenset(rows) if name in tested else tuple(rows) for name, rows in store_rows(rules, facts).items()
+        name: frozenset(rows) if name in tested else tuple(rows)
+        for name, rows in store_rows(rules, facts).items()
     }
 
 
