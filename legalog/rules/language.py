@@ -57,6 +57,7 @@ __all__ = [
     "check_stratification",
     "lint",
     "rules_text",
+    "store_rows",
     "validate_facts",
 ]
 
@@ -1119,11 +1120,18 @@ def validate_facts(rules: RuleProgram, facts: Facts) -> dict[str, frozenset[Row]
     only the names are checked, and each declaration against the rules, once.
     """
     if isinstance(facts, FactStore):
-        return {
-            name: frozenset(rows) if _as_declared(rules, name) else _checked(rules, name, rows)
-            for name, rows in facts.as_mapping().items()
-        }
+        return {name: frozenset(rows) for name, rows in store_rows(rules, facts).items()}
     return {name: _checked(rules, name, rows) for name, rows in facts.items()}
+
+
+def store_rows(rules: RuleProgram, store: FactStore) -> dict[str, Collection[Row]]:
+    """A `FactStore`'s relations, as `validate_facts` checks them, uncopied: the store's own lists
+    (its rows may repeat), and the checked distinct rows of a relation the rules read with other
+    columns than declared."""
+    return {
+        name: rows if _as_declared(rules, name) else _checked(rules, name, rows)
+        for name, rows in store.as_mapping().items()
+    }
 
 
 @functools.lru_cache(maxsize=4096)
