@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cache, cached_property, partial
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
 
 from legalog.analyzer.diagnostics import (
@@ -64,6 +64,10 @@ class LegalizeError(Exception):
         super().__init__("\n".join(lines))
 
 
+def _unplanned() -> None:
+    """The rewrite where an error stopped it: none."""
+
+
 @dataclass(frozen=True)
 class Analysis:
     """Everything legalog concluded about one program."""
@@ -73,7 +77,6 @@ class Analysis:
     diagnostics: tuple[Diagnostic, ...]
     graphs: tuple[GraphDecision, ...] = ()
     launches: tuple[LaunchDecision, ...] = ()
-    legalized: Program | None = None
     lowering: Lowering | None = field(default=None, repr=False, compare=False)
     derived: Derived | None = field(default=None, repr=False, compare=False)
     engine: str | None = field(default=None, repr=False, compare=False)  # passed on to `full_derived`
@@ -91,6 +94,9 @@ class Analysis:
     # rewrote: `legalized` is the model applier's result; another applier (PyPTO's objects)
     # obeys the same plan.  In the names of `program` (SSA form where `versions` says so).
     plans: dict[PassName, Any] = field(default_factory=dict, repr=False, compare=False)
+    # How `legalized` is made (None: an error stopped the rewrite): the model's rewrite, made
+    # already or (inside PyPTO's pipeline, whose objects obey `plans` instead) on first use.
+    rewrite: Callable[[], Program | None] = field(default=_unplanned, repr=False, compare=False)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -98,12 +104,21 @@ class Analysis:
 
     @cached_property
     def status(self) -> Status:
-        # cached: `legalized != program` compares two whole program trees
         if self.program is None:
             return "error"
         if self.errors:
             return "rejected"
-        return "rewritten" if self.legalized is not None and self.legalized != self.program else "legal"
+        # a plan that changes anything makes a program that differs from `program` (`changes`):
+        # the status is the plans', never a comparison of two whole program trees
+        return "rewritten" if any(plan.changes for plan in self.plans.values()) else "legal"
+
+    @cached_property
+    def legalized(self) -> Program | None:
+        """`program` rewritten by the passes (`plans` applied to legalog's model, in PIPELINE's
+        order, as each plan was made); None where an error stopped the rewrite.  Applied on first
+        use: inside PyPTO's pipeline the plans are applied to PyPTO's objects instead."""
+        with bulk_allocation():
+            return self.rewrite()
 
     @cached_property
     def full_derived(self) -> Derived | None:
@@ -251,22 +266,17 @@ def _analyze(
     diagnostics = [in_dump_names(d, versions) for o in decided.values() for d in o.diagnostics]
     diagnostics += declined_diagnostics(versions)
     diagnostics += wellformed  # warnings only by now (IR410)
-    legalized = None
     plans: dict[PassName, Any] = {}
+    rewrite: Callable[[], Program | None] = _unplanned
     if not any(d.severity == "error" for d in diagnostics):
-
-        def rewrite() -> Program:
-            rewritten = program
-            for p in PIPELINE:
-                if (outcome := decided.get(p.name)) is not None:
-                    plans[p.name] = plan = p.plan(rewritten, outcome)
-                    rewritten = p.apply(rewritten, plan)
-            return rewritten
-
-        legalized = stage("rewrite", rewrite)
-        if verify_output and legalized != program:
-            found = stage("verify", lambda: verify(legalized, runtime, engine, passes=chosen))
-            diagnostics += [in_dump_names(d, versions) for d in found]
+        rewrite = cache(stage("rewrite", lambda: _planned(program, decided, plans)))  # made once
+        # Inside PyPTO's pipeline (unreported, unverified) PyPTO's objects obey the plans: the
+        # model's rewrite waits for a use of `Analysis.legalized` (none, when the objects take it).
+        if report or verify_output:
+            legalized = stage("rewrite", rewrite)
+            if verify_output and any(plan.changes for plan in plans.values()):
+                found = stage("verify", lambda: verify(legalized, runtime, engine, passes=chosen))
+                diagnostics += [in_dump_names(d, versions) for d in found]
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
     legal = not any(d.severity == "error" for d in ordered)
     findings: tuple[Diagnostic, ...] = ()
@@ -289,16 +299,31 @@ def _analyze(
         everything,
         graphs,
         launches.launches if launches is not None else (),
-        legalized,
-        lowering,
-        derived,
+        lowering=lowering,
+        derived=derived,
         engine=engine,
         findings=findings,
         kept=kept,
         source=read,
         versions=versions,
         plans=plans,
+        rewrite=rewrite,
     )
+
+
+def _planned(
+    program: Program, decided: dict[str, Decided], plans: dict[PassName, Any]
+) -> Callable[[], Program]:
+    """Each deciding pass's plan, into `plans`, made on `program` as the passes before it rewrote
+    it (their plans applied to the model); returns the application of the last plan, unmade."""
+    rewritten, last = program, None
+    for p in PIPELINE:
+        if (outcome := decided.get(p.name)) is not None:
+            if last is not None:
+                rewritten = last()
+            plans[p.name] = plan = p.plan(rewritten, outcome)
+            last = partial(p.apply, rewritten, plan)
+    return last if last is not None else lambda: program
 
 
 def verify_postconditions(

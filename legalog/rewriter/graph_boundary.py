@@ -112,6 +112,12 @@ class GraphPlan:
     graphs: tuple[GraphEdit, ...] = ()
     calls: tuple[CallSite, ...] = ()
 
+    @property
+    def changes(self) -> bool:
+        """Whether the rewrite changes the program: each planned Graph gains a parameter or loses a
+        rename's binding (`GraphDecision.changes_anything`); a call site is only of such a Graph."""
+        return bool(self.graphs)
+
     def sites_in(self, caller: str) -> tuple[CallSite, ...]:
         """The call sites in `caller`, by their index."""
         return tuple(c for c in self.calls if c.caller == caller)

@@ -139,6 +139,12 @@ class GuardPlan:
 
     functions: tuple[FunctionGuards, ...] = ()
 
+    @property
+    def changes(self) -> bool:
+        """Whether the rewrite changes the program: a function is planned for its guarded
+        launches, each of which the rewrite wraps in an `if`."""
+        return bool(self.functions)
+
 
 def launch_sites(body: tuple[Stmt, ...], prefix: str) -> Iterator[Stmt]:
     """The statements that launch, in pre-order: a single-target assignment or an expression
