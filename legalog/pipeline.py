@@ -110,7 +110,7 @@ class Analysis:
             return "rejected"
         # a plan that changes anything makes a program that differs from `program` (`changes`):
         # the status is the plans', never a comparison of two whole program trees
-        return "rewritten" if any(plan.changes for plan in self.plans.values()) else "legal"
+        return "rewritten" if _changes(self.plans) else "legal"
 
     @cached_property
     def legalized(self) -> Program | None:
@@ -274,7 +274,7 @@ def _analyze(
         # model's rewrite waits for a use of `Analysis.legalized` (none, when the objects take it).
         if report or verify_output:
             legalized = stage("rewrite", rewrite)
-            if verify_output and any(plan.changes for plan in plans.values()):
+            if verify_output and _changes(plans):
                 found = stage("verify", lambda: verify(legalized, runtime, engine, passes=chosen))
                 diagnostics += [in_dump_names(d, versions) for d in found]
     ordered = tuple(sorted(diagnostics, key=lambda d: d.sort_key))
@@ -309,6 +309,12 @@ def _analyze(
         plans=plans,
         rewrite=rewrite,
     )
+
+
+def _changes(plans: dict[PassName, Any]) -> bool:
+    """Whether the passes' plans change the program: a program differs from its rewrite exactly
+    when one plan changes something (`GraphPlan.changes`, `GuardPlan.changes`)."""
+    return any(plan.changes for plan in plans.values())
 
 
 def _planned(

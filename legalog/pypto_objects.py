@@ -104,7 +104,7 @@ def _scanner() -> type:
 
         def count(self, core_num: Any) -> None:
             """A launch's or scope's block count: work, unless the analysis would leave it as it is."""
-            if not _settled_count(core_num, self.deciding, ir):
+            if not _settled_count(core_num, self.deciding):
                 self.hit("spmd")
 
         def visit_call(self, op: Any) -> None:
@@ -128,11 +128,13 @@ def _scanner() -> type:
     return Scan
 
 
-def _settled_count(core_num: Any, deciding: bool, ir: Any) -> bool:
+def _settled_count(core_num: Any, deciding: bool) -> bool:
     """Whether LegalizeSpmdLaunches leaves a block count as it is, with no finding: an integer
     literal >= 1 is proven positive as it is read (`spmd_literal_count`); in a function whose
     launches are not its to decide (a Graph's are LegalizeGraphBoundary's, GB121), any name or
     integer literal, which SP304 (a count with a non-integer constant) cannot fire on."""
+    from pypto.pypto_core import ir
+
     if isinstance(core_num, bool):
         return False
     if isinstance(core_num, int):  # a call's `attrs={"core_num": 4}`

@@ -48,14 +48,23 @@ def _check_all(relation: str, rows: list[Row]) -> None:
     _refuse(relation, next(row for row in rows if tuple(map(type, row)) != want))
 
 
+class _Batch:
+    """An open `FactStore.batch`: its rows by relation, unchecked until it ends."""
+
+    def __init__(self) -> None:
+        self.rows: defaultdict[str, list[Row]] = defaultdict(list)
+
+    def add(self, relation: str, *row: str | int) -> None:
+        self.rows[relation].append(row)
+
+
 class FactStore:
     """Rows per relation.  Every row is checked against its declaration on the way in, because
     pyDatalog accepts anything and answers nothing when a column has the wrong type."""
 
     def __init__(self) -> None:
         self._rows: dict[str, list[Row]] = {name: [] for name in RELATIONS}
-        self._open: Callable[..., None] | None = None  # the open batch's `add`
-        self._pending: defaultdict[str, list[Row]] | None = None  # the open batch's rows
+        self._batch: _Batch | None = None  # the open batch
 
     def add(self, relation: str, *row: str | int) -> None:
         # `type(v) is int` refuses a bool (and an int or str subclass), as the reference engine must
@@ -70,33 +79,28 @@ class FactStore:
         of thousands); they join the store then, in the order they were added, and not at all
         when the block raises.  A wrong row raises as `add` would.  A batch opened inside
         another joins it: the outer one checks and keeps the rows of both."""
-        if self._open is not None:
-            yield self._open
+        if self._batch is not None:
+            yield self._batch.add
             return
-        pending: defaultdict[str, list[Row]] = defaultdict(list)
-
-        def add(relation: str, *row: str | int) -> None:
-            pending[relation].append(row)
-
-        self._open, self._pending = add, pending
+        self._batch = opened = _Batch()
         try:
-            yield add
-            for relation, rows in pending.items():
+            yield opened.add
+            for relation, rows in opened.rows.items():
                 _check_all(relation, rows)
-            for relation, rows in pending.items():
+            for relation, rows in opened.rows.items():
                 self._rows[relation].extend(rows)
         finally:
-            self._open = self._pending = None
+            self._batch = None
 
     def appender(self, relation: str) -> Callable[[Row], None]:
         """Inside a batch, `append(row)` for one relation: the batch's `add` without a call of
         its own a row, for a caller adding thousands (the lowering).  Its rows are the batch's,
         checked with the rest when it ends."""
-        if self._pending is None:
+        if self._batch is None:
             raise RuntimeError("FactStore.appender outside a batch")
         if relation not in _COLUMN_TYPES:
             raise KeyError(relation)
-        return self._pending[relation].append
+        return self._batch.rows[relation].append
 
     def extend(self, other: FactStore) -> None:
         """Add another store's rows (already checked when they went in)."""
